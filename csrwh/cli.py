@@ -1,0 +1,118 @@
+"""The `csrwh` command line: fetch, sample, ingest, build, sql, export."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+from csrwh import config
+from csrwh.errors import CsrwhError
+
+os.environ.setdefault("DO_NOT_TRACK", "1")
+
+app = typer.Typer(
+    help="CSR Warehouse: land five conversational search & recommendation corpora in DuckDB, "
+    "model them with dbt, gate them with expectations and query them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console(stderr=True)
+
+DataDirOpt = typer.Option(
+    None, "--data-dir", envvar="CSRWH_DATA_DIR", help="Corpora folder (default data/raw)."
+)
+WarehouseOpt = typer.Option(
+    None, "--warehouse", envvar="CSRWH_WAREHOUSE", help="Warehouse file (default warehouse/csr.duckdb)."
+)
+
+
+@app.command()
+def sample(
+    out: Path = typer.Option(..., "--out", help="Folder to write the synthetic corpora into."),
+    scale: int = typer.Option(1, "--scale", min=1, help="Volume multiplier (for benchmarks)."),
+    seed: int = typer.Option(0, "--seed", help="Random seed; same seed, same bytes."),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Write format-faithful synthetic files for all five corpora (upstream layouts)."""
+    from csrwh.sample import generate
+
+    counts = generate(out, scale=scale, seed=seed)
+    for corpus, n in counts.items():
+        console.print(f"  {corpus}: {n} files")
+    console.print(f"[green]Sample corpora written to[/green] {out}")
+
+
+@app.command()
+def fetch(
+    corpora: Optional[List[str]] = typer.Argument(None, help="Corpora to fetch (default: all)."),
+    from_zip: Optional[Path] = typer.Option(
+        None, "--from-zip", help="ConvSearch: the main-part zip you downloaded by hand."
+    ),
+    force: bool = typer.Option(False, "--force", help="Download again even if present."),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Download corpora from their public upstreams into the data folder."""
+    from csrwh.fetch import fetch as do_fetch
+
+    do_fetch(corpora or [], config.resolve_data_dir(data_dir), from_zip=from_zip, force=force)
+
+
+@app.command()
+def ingest(
+    corpora: Optional[List[str]] = typer.Argument(None, help="Corpora to ingest (default: all present)."),
+    strict: bool = typer.Option(False, "--strict", help="Exit non-zero if any record is rejected."),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Land every file of every corpus losslessly in the warehouse's `raw` schema."""
+    from ingest import run_ingest
+
+    summary = run_ingest(
+        config.resolve_data_dir(data_dir),
+        config.resolve_warehouse(warehouse),
+        corpora=corpora or None,
+    )
+    if strict and summary.records_rejected:
+        raise CsrwhError(
+            f"{summary.records_rejected} record(s) rejected (--strict)",
+            hint="inspect them with: csrwh sql \"select * from raw.rejected_records\"",
+            exit_code=3,
+        )
+
+
+def main() -> None:
+    """Entry point: run the app, turning known errors into one line plus a hint."""
+    try:
+        app(standalone_mode=False)
+    except CsrwhError as exc:
+        console.print(f"[red]error:[/red] {exc.message}")
+        if exc.hint:
+            console.print(f"[yellow]hint:[/yellow] {exc.hint}")
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors and the like
+        import click
+
+        if isinstance(exc, click.exceptions.Exit):
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.exceptions.Abort):
+            sys.exit(130)
+        console.print(f"[red]error:[/red] {type(exc).__name__}: {exc}")
+        console.print("[yellow]hint:[/yellow] re-run with CSRWH_DEBUG=1 for the full traceback")
+        if os.environ.get("CSRWH_DEBUG"):
+            raise
+        sys.exit(1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
