@@ -1,0 +1,15 @@
+{#-
+    Words in a text, comparable across languages: whitespace-separated tokens for
+    non-CJK text, and every CJK (Han) character counted as one word.
+    count_words('Hello big world') = 3; count_words('你好 world') = 3.
+-#}
+{% macro count_words(text) -%}
+    {{ return(adapter.dispatch('count_words', 'csrwh')(text)) }}
+{%- endmacro %}
+
+{% macro default__count_words(text) -%}
+    (
+        length(regexp_extract_all(coalesce({{ text }}, ''), '\p{Han}'))
+        + length(regexp_extract_all(regexp_replace(coalesce({{ text }}, ''), '\p{Han}', ' ', 'g'), '\S+'))
+    )
+{%- endmacro %}
