@@ -88,6 +88,60 @@ def ingest(
         )
 
 
+@app.command()
+def build(
+    corpora: Optional[List[str]] = typer.Argument(None, help="Corpora to ingest (default: all present)."),
+    strict: bool = typer.Option(False, "--strict", help="Fail the build if any record is rejected."),
+    full_refresh: bool = typer.Option(
+        False, "--full-refresh", help="Start from an empty database instead of the last published one."
+    ),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Ingest, run `dbt build` (models + tests) and publish the warehouse atomically."""
+    from csrwh.build import build as do_build
+
+    target = config.resolve_warehouse(warehouse)
+    result = do_build(
+        config.resolve_data_dir(data_dir),
+        target,
+        corpora=corpora or None,
+        strict=strict,
+        full_refresh=full_refresh,
+    )
+    timings = ", ".join(f"{k} {v:.1f}s" for k, v in result.seconds.items())
+    console.print(f"[green]Published[/green] {target} (build {result.build_id}; {timings})")
+    console.print(f'Query it with: csrwh sql --warehouse {target} "select * from corpus_stats"')
+
+
+@app.command()
+def sql(
+    query: str = typer.Argument(..., help="SQL to run against the warehouse (read-only)."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the result to this CSV file."),
+    parquet: Optional[Path] = typer.Option(None, "--parquet", help="Write the result to this Parquet file."),
+    max_rows: int = typer.Option(50, "--max-rows", help="Rows to print (the file gets all)."),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Run a query against the warehouse; print a table or write CSV/Parquet."""
+    from csrwh.query import run_query
+
+    run_query(config.resolve_warehouse(warehouse), query, csv=csv, parquet=parquet, max_rows=max_rows)
+
+
+@app.command()
+def export(
+    out: Path = typer.Option(Path("exports"), "--out", help="Folder for the Parquet files."),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Write every mart to Parquet (one file per mart)."""
+    from csrwh.query import export_marts
+
+    written = export_marts(config.resolve_warehouse(warehouse), out)
+    console.print(f"[green]Wrote {len(written)} marts[/green] to {out}")
+
+
 def main() -> None:
     """Entry point: run the app, turning known errors into one line plus a hint."""
     try:

@@ -1,0 +1,133 @@
+"""`csrwh build`: ingest + dbt build (+ expectations) into a staging copy, then publish.
+
+The published warehouse is never written in place. A build works on
+`<warehouse>.building` (a copy of the last published file, so unchanged files are not
+re-ingested), and only when every step passed is that file atomically renamed over the
+published one. A failed build leaves the published warehouse untouched and keeps the
+rejected build as `<warehouse>.failed` for inspection.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from rich.console import Console
+
+from csrwh.dbt_runner import DbtOutcome, run_dbt
+from csrwh.errors import CsrwhError
+
+console = Console(stderr=True)
+
+# Hook for quality gates run on the building database before publishing: each returns a
+# list of failure messages (empty = pass). The expectations step registers itself here.
+Gate = Callable[[Path, str], list[str]]
+
+
+@dataclass
+class BuildResult:
+    """Timings and outcome of one build."""
+
+    build_id: str
+    warehouse: Path
+    published: bool
+    seconds: dict[str, float] = field(default_factory=dict)
+    records_rejected: int = 0
+    dbt: DbtOutcome | None = None
+
+
+def building_path(warehouse: Path) -> Path:
+    return warehouse.with_name(warehouse.name + ".building")
+
+
+def failed_path(warehouse: Path) -> Path:
+    return warehouse.with_name(warehouse.name + ".failed")
+
+
+def _remove_db(path: Path) -> None:
+    for candidate in (path, path.with_name(path.name + ".wal")):
+        if candidate.exists():
+            candidate.unlink()
+
+
+def build(
+    data_dir: Path,
+    warehouse: Path,
+    corpora: list[str] | None = None,
+    strict: bool = False,
+    gates: list[Gate] | None = None,
+    full_refresh: bool = False,
+) -> BuildResult:
+    """Build the warehouse from `data_dir` and publish it to `warehouse` if every step passes."""
+    from ingest import run_ingest
+
+    build_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    work = building_path(warehouse)
+    _remove_db(work)
+    result = BuildResult(build_id=build_id, warehouse=warehouse, published=False)
+    started = time.perf_counter()
+    if warehouse.exists() and not full_refresh:
+        shutil.copy2(warehouse, work)
+    result.seconds["copy"] = time.perf_counter() - started
+
+    step = time.perf_counter()
+    summary = run_ingest(data_dir, work, corpora=corpora)
+    result.seconds["ingest"] = time.perf_counter() - step
+    result.records_rejected = summary.records_rejected
+
+    failures: list[str] = []
+    if strict and summary.records_rejected:
+        failures.append(f"{summary.records_rejected} record(s) rejected and --strict is set")
+
+    if not failures:
+        step = time.perf_counter()
+        console.print("[bold]dbt build[/bold] (staging views, marts, tests)")
+        outcome = run_dbt(["build"], work)
+        result.dbt = outcome
+        result.seconds["dbt"] = time.perf_counter() - step
+        if not outcome.success:
+            failures.extend(outcome.failures or ["dbt build failed (see target/logs/dbt.log)"])
+
+    if not failures:
+        _record_build(work, build_id, data_dir)
+        for gate in gates or []:
+            step = time.perf_counter()
+            failures.extend(gate(work, build_id))
+            result.seconds[getattr(gate, "__name__", "gate")] = time.perf_counter() - step
+
+    if failures:
+        rejected = failed_path(warehouse)
+        _remove_db(rejected)
+        if work.exists():
+            os.replace(work, rejected)
+        for line in failures[:20]:
+            console.print(f"  [red]✗[/red] {line}")
+        raise CsrwhError(
+            f"build {build_id} failed ({len(failures)} problem(s)); the published warehouse "
+            f"{warehouse} was left untouched",
+            hint=f"inspect the rejected build with: csrwh sql --warehouse {rejected} \"...\"",
+        )
+
+    _remove_db(work.with_name(work.name + ".wal"))
+    os.replace(work, warehouse)
+    result.published = True
+    result.seconds["total"] = time.perf_counter() - started
+    return result
+
+
+def _record_build(database: Path, build_id: str, data_dir: Path) -> None:
+    """Write the build's id into the warehouse (`main.build_info`) so reports can cite it."""
+    import duckdb
+
+    with duckdb.connect(str(database)) as con:
+        con.execute(
+            "create or replace table main.build_info as select ? as build_id, "
+            "current_timestamp as built_at, ? as data_dir",
+            [build_id, str(data_dir)],
+        )

@@ -1,0 +1,59 @@
+{#- One row per utterance of every corpus, with conformed length measures. -#}
+
+with
+
+unioned as (
+    {{ conformed_union(
+        relations=[
+            ref('int_cosrec__turns_conformed'),
+            ref('int_crsarena__turns_conformed'),
+            ref('int_convsearch__turns_conformed'),
+            ref('int_recllmsim__turns_conformed'),
+            ref('int_recoreact__turns_conformed'),
+        ],
+        columns=[
+            'conversation_id', 'turn_index', 'role', 'text', 'text_translation',
+            'created_at', 'is_image', 'source_turn_id',
+        ],
+    ) }}
+),
+
+with_role_changes as (
+    select
+        *,
+        case
+            when lag(role) over (partition by conversation_id order by turn_index) = role then 0
+            else 1
+        end as starts_merged_turn
+    from unioned
+),
+
+final as (
+    select
+        -- ids
+        {{ dbt.concat(["conversation_id", "':'", dbt.cast("turn_index", api.Column.translate_type("string"))]) }} as turn_id,
+        conversation_id,
+        {{ dbt.split_part("conversation_id", "':'", 1) }} as corpus,
+        source_turn_id,
+        -- strings
+        role,
+        text,
+        text_translation,
+        -- numerics
+        turn_index,
+        cast(
+            sum(starts_merged_turn) over (
+                partition by conversation_id order by turn_index
+                rows between unbounded preceding and current row
+            ) - 1 as integer
+        ) as merged_turn_index,
+        {{ dbt.length("coalesce(text, '')") }} as n_chars,
+        {{ count_words("text") }} as n_words,
+        -- booleans
+        is_image,
+        -- timestamps
+        created_at
+    from with_role_changes
+)
+
+select * from final
