@@ -1,0 +1,418 @@
+"""Pairwise-ranking and inter-annotator-agreement statistics used by the report marts.
+
+Pure functions over plain Python iterables and numpy arrays: no I/O, no database access,
+deterministic for a given input (and seed, where randomness is involved).
+
+Ranking (``crs_leaderboard``)
+    * :func:`elo_ratings` -- sequential Elo, exactly as the CRSArena-Dial analysis notebook
+      (``tool/analysis.ipynb``, itself taken from FastChat's ``compute_elo``).
+    * :func:`bradley_terry` -- order-free, ridge-penalised maximum-likelihood Bradley-Terry
+      strengths on the same (Elo-like) scale.
+    * :func:`bradley_terry_bootstrap` -- percentile confidence intervals for those strengths.
+
+Agreement (``annotator_agreement``)
+    * :func:`fleiss_kappa` / :func:`fleiss_table` -- Fleiss' kappa for nominal labels, in the
+      generalisation that allows a different number of raters per item.
+    * :func:`krippendorff_alpha` -- Krippendorff's alpha (nominal, ordinal, interval, ratio)
+      by the coincidence-matrix method, tolerating missing values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Literal
+
+import numpy as np
+from scipy.optimize import minimize
+
+__all__ = [
+    "Battle",
+    "Outcome",
+    "bradley_terry",
+    "bradley_terry_bootstrap",
+    "elo_ratings",
+    "fleiss_kappa",
+    "fleiss_table",
+    "krippendorff_alpha",
+]
+
+Outcome = Literal["a", "b", "tie"]
+"""Result of a battle from system_a's point of view: ``a`` won, ``b`` won, or a tie."""
+
+Battle = tuple[str, str, str]
+"""One pairwise comparison: ``(system_a, system_b, winner)`` with winner in ``a``/``b``/``tie``."""
+
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+
+_SCORE_A: dict[str, float] = {"a": 1.0, "b": 0.0, "tie": 0.5}
+_LOG10 = math.log(10.0)
+
+#: Default ridge penalty of :func:`bradley_terry` (on natural-log strengths).
+BT_DEFAULT_L2 = 0.1
+
+
+# ---------------------------------------------------------------------------------------
+# Battles
+# ---------------------------------------------------------------------------------------
+
+
+def _validated_battles(battles: Iterable[Sequence[str]]) -> list[Battle]:
+    """Materialise ``battles`` as a list of ``(a, b, winner)`` tuples, checking each one."""
+    out: list[Battle] = []
+    for position, battle in enumerate(battles):
+        system_a, system_b, winner = battle
+        if winner not in _SCORE_A:
+            raise ValueError(f"battle {position}: winner must be 'a', 'b' or 'tie', got {winner!r}")
+        if system_a == system_b:
+            raise ValueError(f"battle {position}: a system cannot battle itself ({system_a!r})")
+        out.append((system_a, system_b, winner))
+    return out
+
+
+def elo_ratings(
+    battles: Iterable[Sequence[str]],
+    initial: float = 1000.0,
+    k: float = 16.0,
+    base: float = 10.0,
+    scale: float = 400.0,
+) -> dict[str, float]:
+    """Sequential Elo ratings, applying ``battles`` one by one in the order given.
+
+    This is the CRSArena-Dial analysis (``compute_elo_ratings`` in the dataset's
+    ``tool/analysis.ipynb``, taken from FastChat): every system starts at ``initial``; for a
+    battle between A (rating ``ra``) and B (``rb``)::
+
+        ea = 1 / (1 + base ** ((rb - ra) / scale))
+        eb = 1 / (1 + base ** ((ra - rb) / scale))
+        sa = 1 (A wins) | 0 (B wins) | 0.5 (tie)
+        ra <- ra + k * (sa - ea)
+        rb <- rb + k * (1 - sa - eb)
+
+    With the dataset's settings (initial 1000, K 16, base 10, scale 400) this reproduces the
+    published open/closed/global ratings to the rounded digit when fed the vote files in file
+    order (global: open file then closed file), duplicates included.
+
+    Args:
+        battles: ``(system_a, system_b, winner)`` with winner ``'a'``, ``'b'`` or ``'tie'``;
+            order matters.
+        initial: starting rating of every system.
+        k: K-factor (maximum change per battle).
+        base: base of the logistic expected-score curve.
+        scale: rating difference at which the expected-score odds are ``base`` to 1.
+
+    Returns:
+        Rating per system, in order of first appearance. Systems never seen are absent.
+    """
+    ratings: dict[str, float] = {}
+    for system_a, system_b, winner in _validated_battles(battles):
+        ra = ratings.setdefault(system_a, float(initial))
+        rb = ratings.setdefault(system_b, float(initial))
+        ea = 1.0 / (1.0 + base ** ((rb - ra) / scale))
+        eb = 1.0 / (1.0 + base ** ((ra - rb) / scale))
+        sa = _SCORE_A[winner]
+        ratings[system_a] = ra + k * (sa - ea)
+        ratings[system_b] = rb + k * (1.0 - sa - eb)
+    return ratings
+
+
+def _win_matrix(battles: Sequence[Battle], systems: Sequence[str]) -> np.ndarray:
+    """``w[i, j]`` = wins of system i over system j, a tie counting half a win for each."""
+    index = {system: i for i, system in enumerate(systems)}
+    wins = np.zeros((len(systems), len(systems)))
+    for system_a, system_b, winner in battles:
+        i, j = index[system_a], index[system_b]
+        score = _SCORE_A[winner]
+        wins[i, j] += score
+        wins[j, i] += 1.0 - score
+    return wins
+
+
+def _fit_log_strengths(wins: np.ndarray, l2: float) -> np.ndarray:
+    """Maximise the penalised Bradley-Terry log-likelihood; return centred log strengths."""
+    n_systems = wins.shape[0]
+    if n_systems == 0:
+        return np.zeros(0)
+    pair_totals = wins + wins.T
+
+    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        diff = theta[:, None] - theta[None, :]
+        # log sigma(diff) computed stably; p = sigma(diff) = P(i beats j)
+        log_p = -np.logaddexp(0.0, -diff)
+        p = np.exp(log_p)
+        loss = -float(np.sum(wins * log_p)) + 0.5 * l2 * float(theta @ theta)
+        # d/dtheta_i of -sum_ij w_ij log sigma(t_i - t_j) = -sum_j [w_ij - (w_ij + w_ji) p_ij]
+        grad = -np.sum(wins - pair_totals * p, axis=1) + l2 * theta
+        return loss, grad
+
+    result = minimize(
+        objective,
+        x0=np.zeros(n_systems),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 2000, "gtol": 1e-10, "ftol": 1e-15},
+    )
+    theta = np.asarray(result.x, dtype=float)
+    return theta - theta.mean()
+
+
+def bradley_terry(
+    battles: Iterable[Sequence[str]],
+    systems: Iterable[str] | None = None,
+    l2: float = BT_DEFAULT_L2,
+    initial: float = 1000.0,
+    scale: float = 400.0,
+) -> dict[str, float]:
+    """Order-free Bradley-Terry strengths on an Elo-like scale.
+
+    Model: ``P(i beats j) = p_i / (p_i + p_j) = sigmoid(theta_i - theta_j)`` with
+    ``theta = ln p``. A tie counts as half a win for each side (so a tie between i and j
+    contributes ``0.5 * log P(i>j) + 0.5 * log P(j>i)``, the usual "ties as half wins"
+    treatment, as in Elo). The log strengths maximise
+
+        sum_ij w_ij * log sigmoid(theta_i - theta_j)  -  (l2 / 2) * sum_i theta_i^2
+
+    where ``w_ij`` is the (fractional) number of wins of i over j. The ridge term is a weak
+    zero-mean Gaussian prior (standard deviation ``1/sqrt(l2)`` on the log-odds scale): it
+    keeps a system with only wins or only losses finite and makes the solution unique even
+    when the comparison graph is not connected; with ``l2 = 0.1`` it shrinks well-observed
+    systems only slightly. Set ``l2=0`` for the plain MLE (then every system needs at least
+    one win and one loss and the graph must be connected).
+
+    The result is reported as ``initial + scale * log10(p_i / geometric_mean(p))``, i.e.
+    centred on ``initial`` with Elo's 400-points-per-factor-10 scale, so a 400-point gap
+    means 10:1 odds, as in :func:`elo_ratings`.
+
+    Args:
+        battles: ``(system_a, system_b, winner)``; order does not matter.
+        systems: optional systems to include even without battles (they get ``initial``
+            only through the prior; callers usually leave them out).
+        l2: ridge penalty on the natural-log strengths (> 0 recommended).
+        initial: the scale's centre (the geometric-mean system).
+        scale: points per factor of 10 in odds.
+
+    Returns:
+        Strength per system, systems sorted by name.
+    """
+    checked = _validated_battles(battles)
+    names = {name for battle in checked for name in battle[:2]}
+    if systems is not None:
+        names.update(systems)
+    ordered = sorted(names)
+    theta = _fit_log_strengths(_win_matrix(checked, ordered), l2)
+    return {
+        name: initial + scale * value / _LOG10 for name, value in zip(ordered, theta, strict=True)
+    }
+
+
+def bradley_terry_bootstrap(
+    battles: Iterable[Sequence[str]],
+    n_samples: int = 200,
+    seed: int = 0,
+    confidence: float = 0.95,
+    l2: float = BT_DEFAULT_L2,
+    initial: float = 1000.0,
+    scale: float = 400.0,
+) -> dict[str, tuple[float, float]]:
+    """Percentile bootstrap intervals for :func:`bradley_terry` strengths.
+
+    Draws ``n_samples`` resamples of the battles (with replacement, same size as the
+    input) using ``numpy.random.default_rng(seed)``, refits Bradley-Terry on each and
+    returns the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` percentiles
+    (linear interpolation) of each system's strength. A system missing from a resample has
+    no estimate in it; its interval uses the resamples where it appears. Deterministic for
+    a given ``battles`` order and ``seed``.
+
+    Returns:
+        ``(low, high)`` per system seen in ``battles`` (sorted by name); empty input gives
+        an empty dict.
+    """
+    checked = _validated_battles(battles)
+    if n_samples < 1:
+        raise ValueError("n_samples must be at least 1")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must be in (0, 1)")
+    ordered = sorted({name for battle in checked for name in battle[:2]})
+    if not checked:
+        return {}
+    rng = np.random.default_rng(seed)
+    samples = np.full((n_samples, len(ordered)), np.nan)
+    column = {name: i for i, name in enumerate(ordered)}
+    n_battles = len(checked)
+    for s in range(n_samples):
+        picks = rng.integers(0, n_battles, size=n_battles)
+        resample = [checked[i] for i in picks]
+        for name, value in bradley_terry(resample, l2=l2, initial=initial, scale=scale).items():
+            samples[s, column[name]] = value
+    tail = 100.0 * (1.0 - confidence) / 2.0
+    low = np.nanpercentile(samples, tail, axis=0)
+    high = np.nanpercentile(samples, 100.0 - tail, axis=0)
+    return {name: (float(low[i]), float(high[i])) for i, name in enumerate(ordered)}
+
+
+# ---------------------------------------------------------------------------------------
+# Agreement
+# ---------------------------------------------------------------------------------------
+
+
+def fleiss_kappa(table: np.ndarray | Sequence[Sequence[float]]) -> float:
+    """Fleiss' kappa from an items x categories count matrix.
+
+    ``table[i, j]`` is the number of raters who put item i in category j. With the same
+    number of raters ``n`` for every item this is exactly Fleiss (1971)::
+
+        P_i   = (sum_j n_ij^2 - n) / (n (n - 1))      agreement on item i
+        p_j   = sum_i n_ij / (N n)                    share of category j
+        kappa = (mean_i P_i - sum_j p_j^2) / (1 - sum_j p_j^2)
+
+    Items may have different numbers of raters ``n_i`` (>= 2): then ``P_i`` uses ``n_i``
+    and ``p_j = sum_i n_ij / sum_i n_i`` (the common generalisation of Fleiss' formula to
+    varying ``n_i``; it equals Fleiss (1971) when all ``n_i`` are equal). Items with fewer
+    than two ratings carry no agreement information and are ignored.
+
+    Returns:
+        kappa, or NaN when it is undefined (no item with two ratings, or expected agreement
+        of 1 because every rating falls in one category).
+    """
+    counts = np.asarray(table, dtype=float)
+    if counts.ndim != 2:
+        raise ValueError("table must be a 2-D items x categories matrix")
+    if np.any(counts < 0):
+        raise ValueError("table counts must be non-negative")
+    n_i = counts.sum(axis=1)
+    counts = counts[n_i >= 2]
+    n_i = n_i[n_i >= 2]
+    if counts.shape[0] == 0:
+        return float("nan")
+    p_item = (np.sum(counts**2, axis=1) - n_i) / (n_i * (n_i - 1.0))
+    p_category = counts.sum(axis=0) / n_i.sum()
+    p_bar = float(p_item.mean())
+    p_expected = float(np.sum(p_category**2))
+    if math.isclose(p_expected, 1.0):
+        return float("nan")
+    return (p_bar - p_expected) / (1.0 - p_expected)
+
+
+def fleiss_table(
+    rows: Iterable[tuple[Hashable, Hashable, Hashable]],
+    min_raters: int = 2,
+) -> tuple[np.ndarray, list[Hashable], list[Hashable]]:
+    """Build the Fleiss count table from long ``(item, rater, label)`` rows.
+
+    Each ``(item, rater)`` pair must appear once (one label per rater and item; combine
+    multi-label answers into one category beforehand). Items with fewer than
+    ``min_raters`` raters are dropped. The number of raters may differ between items; see
+    :func:`fleiss_kappa` for how that is handled.
+
+    Returns:
+        ``(table, items, categories)``: counts of shape ``(len(items), len(categories))``,
+        items in order of first appearance, categories sorted by their string form.
+    """
+    labels_by_item: dict[Hashable, dict[Hashable, Hashable]] = defaultdict(dict)
+    for item, rater, label in rows:
+        seen = labels_by_item[item]
+        if rater in seen:
+            raise ValueError(f"rater {rater!r} labels item {item!r} more than once")
+        seen[rater] = label
+    kept = {
+        item: by_rater for item, by_rater in labels_by_item.items() if len(by_rater) >= min_raters
+    }
+    categories = sorted(
+        {label for by_rater in kept.values() for label in by_rater.values()}, key=str
+    )
+    column = {category: j for j, category in enumerate(categories)}
+    items = list(kept)
+    table = np.zeros((len(items), len(categories)))
+    for i, item in enumerate(items):
+        for label in kept[item].values():
+            table[i, column[label]] += 1
+    return table, items, categories
+
+
+def _distance_matrix(values: Sequence, marginals: np.ndarray, level: Level) -> np.ndarray:
+    """Squared difference ``delta^2(c, k)`` between the sorted distinct values."""
+    size = len(values)
+    if level == "nominal":
+        return 1.0 - np.eye(size)
+    numeric = np.asarray(values, dtype=float)
+    if level == "interval":
+        return (numeric[:, None] - numeric[None, :]) ** 2
+    if level == "ratio":
+        total = numeric[:, None] + numeric[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            delta = np.where(total == 0, 0.0, (numeric[:, None] - numeric[None, :]) / total)
+        return delta**2
+    if level == "ordinal":
+        # delta(c, k) = sum_{g=c..k} n_g - (n_c + n_k) / 2, over values ranked c <= g <= k
+        cumulative = np.concatenate([[0.0], np.cumsum(marginals)])
+        delta = np.zeros((size, size))
+        for c in range(size):
+            for k in range(size):
+                low, high = min(c, k), max(c, k)
+                delta[c, k] = (
+                    cumulative[high + 1] - cumulative[low] - (marginals[c] + marginals[k]) / 2.0
+                )
+        return delta**2
+    raise ValueError(f"unknown level {level!r}; use nominal, ordinal, interval or ratio")
+
+
+def krippendorff_alpha(
+    rows: Iterable[tuple[Hashable, Hashable, object]],
+    level: Level = "ordinal",
+) -> float:
+    """Krippendorff's alpha from long ``(unit, rater, value)`` rows (missing = absent row).
+
+    Coincidence-matrix method (Krippendorff, "Computing Krippendorff's Alpha-Reliability",
+    2011): only units with ``m_u >= 2`` values are pairable; each unit adds, for every
+    ordered pair of its values taken from different raters, ``1 / (m_u - 1)`` to ``o[c, k]``.
+    With ``n_c = sum_k o[c, k]`` and ``n = sum_c n_c``::
+
+        alpha = 1 - D_o / D_e
+        D_o   = sum_ck o[c, k] * delta^2(c, k) / n
+        D_e   = sum_ck n_c * n_k * delta^2(c, k) / (n (n - 1))
+
+    ``delta^2`` by ``level``: nominal ``[c != k]``; ordinal
+    ``(sum_{g between c and k} n_g - (n_c + n_k) / 2)^2`` (ranks of the values that occur,
+    weighted by their pairable frequencies); interval ``(c - k)^2``; ratio
+    ``((c - k) / (c + k))^2``. Values ``None`` or NaN count as missing.
+
+    Returns:
+        alpha (1 = perfect agreement, 0 = chance, < 0 = systematic disagreement), or NaN
+        when undefined (no pairable unit, or no variation at all in the pairable values).
+    """
+    values_by_unit: dict[Hashable, dict[Hashable, object]] = defaultdict(dict)
+    for unit, rater, value in rows:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            continue
+        seen = values_by_unit[unit]
+        if rater in seen:
+            raise ValueError(f"rater {rater!r} gives unit {unit!r} more than one value")
+        seen[rater] = value
+    pairable = [
+        list(by_rater.values()) for by_rater in values_by_unit.values() if len(by_rater) >= 2
+    ]
+    if not pairable:
+        return float("nan")
+    if level == "nominal":
+        distinct = sorted({v for unit in pairable for v in unit}, key=lambda v: (str(type(v)), v))
+    else:
+        pairable = [[float(v) for v in unit] for unit in pairable]  # type: ignore[arg-type]
+        distinct = sorted({v for unit in pairable for v in unit})
+    index = {value: i for i, value in enumerate(distinct)}
+    coincidences = np.zeros((len(distinct), len(distinct)))
+    for unit in pairable:
+        m_u = len(unit)
+        counts = Counter(index[v] for v in unit)
+        for c, n_uc in counts.items():
+            for k, n_uk in counts.items():
+                pairs = n_uc * (n_uk - 1) if c == k else n_uc * n_uk
+                coincidences[c, k] += pairs / (m_u - 1)
+    marginals = coincidences.sum(axis=1)
+    n_total = marginals.sum()
+    delta2 = _distance_matrix(distinct, marginals, level)
+    observed = float(np.sum(coincidences * delta2))
+    expected = float(np.sum(np.outer(marginals, marginals) * delta2)) / (n_total - 1.0)
+    if expected == 0.0:
+        return float("nan")
+    return 1.0 - observed / expected
