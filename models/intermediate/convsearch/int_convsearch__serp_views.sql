@@ -1,0 +1,26 @@
+-- Source of the `serp_views` mart: one row per search engine result page the agent viewed.
+
+with
+
+serp_pagelogs as (
+
+    select * from {{ ref('stg_convsearch__serp_pagelogs') }}
+
+),
+
+final as (
+
+    select
+        cast('convsearch:' || serp_pagelog_id as varchar) as serp_view_id,
+        cast('convsearch:' || query_id as varchar) as query_id,
+        cast('convsearch:' || dialog_id as varchar) as conversation_id,
+        cast(url as varchar) as url,
+        cast(page_number as integer) as page_number,
+        cast(started_at as timestamp) as started_at,
+        cast(ended_at as timestamp) as ended_at,
+        cast(dwell_ms as bigint) as dwell_ms
+    from serp_pagelogs
+
+)
+
+select * from final

@@ -1,0 +1,51 @@
+-- One row per CRSArena user: everyone who held a dialogue or cast a vote. The corpus has no
+-- profiles; attributes lists the environments the user took part in.
+
+with
+
+dialogues as (
+
+    select * from {{ ref('stg_crsarena__dialogues') }}
+
+),
+
+votes as (
+
+    select * from {{ ref('stg_crsarena__votes') }}
+
+),
+
+participations as (
+
+    select user_id, environment from dialogues
+    union all
+    select user_id, environment from votes
+
+),
+
+users as (
+
+    select
+        user_id,
+        list(distinct environment order by environment) as environments
+    from participations
+    group by user_id
+
+),
+
+conformed as (
+
+    select
+        cast('crsarena:' || user_id as varchar) as user_id,
+        cast('crsarena' as varchar) as corpus,
+        cast(user_id as varchar) as source_user_id,
+        -- a user seen in both settings has no single subset
+        cast(case when len(environments) = 1 then environments[1] end as varchar) as subset,
+        cast(null as varchar) as profile_text,
+        cast(null as varchar) as keywords,
+        cast(json_object('environments', environments) as varchar) as attributes
+    from users
+
+)
+
+select * from conformed

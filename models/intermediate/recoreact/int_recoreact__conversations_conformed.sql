@@ -1,0 +1,49 @@
+-- One conversation per (domain, user): the user's three rounds with the random assistant.
+
+with
+
+impressions as (
+
+    select * from {{ ref('stg_recoreact__impressions') }}
+
+),
+
+users as (
+
+    select * from {{ ref('stg_recoreact__users') }}
+
+),
+
+sessions as (
+
+    select distinct
+        domain,
+        user_id
+    from impressions
+
+),
+
+conformed as (
+
+    select
+        cast('recoreact:' || sessions.domain || ':' || sessions.user_id as varchar) as conversation_id,
+        cast('recoreact' as varchar) as corpus,
+        cast(sessions.domain as varchar) as subset,
+        cast(sessions.domain || ':' || sessions.user_id as varchar) as source_conversation_id,
+        cast(sessions.domain as varchar) as domain_or_task,
+        cast('en' as varchar) as language,
+        cast('recoreact:' || sessions.domain || ':' || sessions.user_id as varchar) as user_id,
+        cast('random_assistant' as varchar) as system_id,
+        cast(null as timestamp) as started_at,
+        cast(null as timestamp) as ended_at,
+        cast(null as varchar) as user_sentiment,
+        -- the user's end-of-study satisfaction with the recommendations, 1..5 scaled to [0,1]
+        cast((users.recs_satisfied - 1) / 4 as double) as user_satisfaction
+    from sessions
+    left join users
+        on sessions.domain = users.domain
+        and sessions.user_id = users.user_id
+
+)
+
+select * from conformed

@@ -1,0 +1,46 @@
+-- One row per RecoReact user of a domain (users file, plus any user seen only in impressions).
+
+with
+
+users as (
+
+    select * from {{ ref('stg_recoreact__users') }}
+
+),
+
+impressions as (
+
+    select * from {{ ref('stg_recoreact__impressions') }}
+
+),
+
+domain_users as (
+
+    select domain, user_id from users
+    union
+    select domain, user_id from impressions
+
+),
+
+conformed as (
+
+    select
+        cast('recoreact:' || domain_users.domain || ':' || domain_users.user_id as varchar) as user_id,
+        cast('recoreact' as varchar) as corpus,
+        cast(domain_users.user_id as varchar) as source_user_id,
+        cast(domain_users.domain as varchar) as subset,
+        cast(users.desc_sources as varchar) as profile_text,
+        cast(array_to_string(users.source_types, '; ') as varchar) as keywords,
+        -- every other profile and survey field, as given (JSON merge patch: null removes a key)
+        cast(
+            json_merge_patch(users.profile_json, '{"uid": null, "desc_sources": null, "source_types": null}')
+            as varchar
+        ) as attributes
+    from domain_users
+    left join users
+        on domain_users.domain = users.domain
+        and domain_users.user_id = users.user_id
+
+)
+
+select * from conformed

@@ -1,0 +1,12 @@
+-- depends_on: {{ ref('stg_recoreact__impressions') }}
+-- Staging reads selected1..3 and categories as JSON lists; a scalar would silently give no
+-- rows, so every such field present in a raw impression must be a list.
+select
+    source_path,
+    record_index,
+    record_key
+from {{ source('raw', 'recoreact__impressions') }}
+where coalesce(json_type(payload, '$.selected1'), 'ARRAY') not in ('ARRAY', 'NULL')
+    or coalesce(json_type(payload, '$.selected2'), 'ARRAY') not in ('ARRAY', 'NULL')
+    or coalesce(json_type(payload, '$.selected3'), 'ARRAY') not in ('ARRAY', 'NULL')
+    or coalesce(json_type(payload, '$.categories'), 'ARRAY') not in ('ARRAY', 'NULL')
