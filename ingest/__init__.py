@@ -1,0 +1,160 @@
+"""Ingest: land every file of every corpus losslessly in the warehouse's ``raw`` schema.
+
+Public API::
+
+    from ingest import run_ingest
+    summary = run_ingest(data_dir, "warehouse/csr.duckdb")          # or a duckdb connection
+    summary = run_ingest(data_dir, con, corpora=["cosrec"], progress=False)
+
+``data_dir`` holds one folder per corpus (``cosrec``, ``crsarena-dial``, ``convsearch``,
+``recllmsim``, ``recoreact``) in its upstream layout. The raw tables, their columns and
+the bookkeeping tables are specified in docs/ARCHITECTURE.md; what each corpus lands is
+declared in ``ingest/<corpus>.py`` and the machinery is ``ingest/loader.py``.
+
+Behaviour in one paragraph: all fifteen raw tables and ``raw.rejected_records``,
+``raw.ingest_files`` and ``raw.ingest_runs`` are created if missing; files whose sha256 and
+size match ``raw.ingest_files`` are skipped; changed files are replaced and vanished files
+removed, all in one transaction; bad records go to ``raw.rejected_records`` and the rest of
+their file lands; a missing corpus folder is reported with a hint on how to get it (and
+the corpus' previously landed rows are removed, so the warehouse mirrors the data dir);
+if no requested corpus is present at all, :class:`csrwh.errors.CsrwhError` is raised.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import duckdb
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from csrwh.errors import CsrwhError
+from ingest import registry
+from ingest.loader import CorpusSpec, CorpusStats, Ingestor, IngestSummary
+
+__all__ = ["run_ingest", "IngestSummary", "CorpusStats"]
+
+NO_DATA_HINT = (
+    "write synthetic corpora with `csrwh sample --out data/sample` (then ingest with "
+    "--data-dir data/sample), or download the real ones with `csrwh fetch`"
+)
+
+
+def _select(corpora: Sequence[str] | None) -> list[CorpusSpec]:
+    if not corpora:
+        return list(registry.CORPORA)
+    chosen: list[CorpusSpec] = []
+    for name in corpora:
+        try:
+            spec = registry.get(name)
+        except KeyError:
+            raise CsrwhError(
+                f"unknown corpus {name!r}",
+                hint="known corpora: " + ", ".join(registry.names()),
+                exit_code=2,
+            ) from None
+        if spec not in chosen:
+            chosen.append(spec)
+    return chosen
+
+
+def run_ingest(
+    data_dir: Path | str | os.PathLike[str],
+    warehouse: Path | str | os.PathLike[str] | duckdb.DuckDBPyConnection,
+    corpora: list[str] | None = None,
+    progress: bool = True,
+) -> IngestSummary:
+    """Ingest ``corpora`` (default: all five) from ``data_dir`` into ``warehouse``.
+
+    ``warehouse`` is a DuckDB file path (parent folders are created; the file is opened
+    and closed here) or an open connection (left open). ``progress`` shows a rich progress
+    bar over the files being loaded; the summary table always goes to stderr.
+    """
+    console = Console(stderr=True)
+    scope = _select(corpora)
+    data_dir = Path(data_dir).expanduser().resolve()
+    if not data_dir.is_dir():
+        raise CsrwhError(f"data folder {data_dir} does not exist", hint=NO_DATA_HINT)
+    present = [c for c in scope if (data_dir / c.folder).is_dir()]
+    if not present:
+        looked = ", ".join(f"{c.folder}/" for c in scope)
+        raise CsrwhError(f"no corpus found in {data_dir} (looked for {looked})", hint=NO_DATA_HINT)
+    for c in scope:
+        if c not in present:
+            console.print(
+                f"[yellow]corpus {c.name} is missing[/yellow] (no folder {escape(str(data_dir / c.folder))}): "
+                f"{escape(c.absent_hint)}"
+            )
+
+    owned = not isinstance(warehouse, duckdb.DuckDBPyConnection)
+    if owned:
+        path = Path(warehouse).expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(str(path))
+    else:
+        con = warehouse
+    try:
+        ingestor = Ingestor(con, data_dir, scope, present, registry.raw_tables())
+        bar = Progress(
+            TextColumn("[bold]ingest[/bold]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.description}"),
+            console=console,
+            transient=True,
+            disable=not progress,
+        )
+        with bar:
+            task = bar.add_task("scanning", total=None)
+            summary = ingestor.run(
+                on_plan=lambda n: bar.update(task, total=n, description=""),
+                on_file=lambda name: bar.update(task, description=escape(name)),
+                on_progress=lambda n: bar.advance(task, n),
+            )
+    finally:
+        if owned:
+            con.close()
+    print_summary(summary, console)
+    return summary
+
+
+def print_summary(summary: IngestSummary, console: Console | None = None) -> None:
+    """The end-of-run table (per corpus) and the files with rejects, on stderr."""
+    console = console or Console(stderr=True)
+    table = Table(title=f"ingest {summary.batch_id} ({summary.seconds:.2f} s)", title_justify="left")
+    for col in ("corpus", "loaded", "unchanged", "removed", "records", "rejects"):
+        table.add_column(col, justify="left" if col == "corpus" else "right")
+    for name, s in summary.per_corpus.items():
+        if name in summary.missing_corpora:
+            label = f"{name} [yellow](missing)[/yellow]"
+        else:
+            label = name
+        table.add_row(
+            label, str(s.files_loaded), str(s.files_unchanged), str(s.files_removed),
+            str(s.records_loaded), f"[red]{s.records_rejected}[/red]" if s.records_rejected else "0",
+        )
+    table.add_row(
+        "[bold]total[/bold]", str(summary.files_loaded), str(summary.files_unchanged),
+        str(summary.files_removed), str(summary.records_loaded), str(summary.records_rejected),
+    )
+    console.print(table)
+    if summary.rejected_files:
+        console.print("[red]files with rejected records[/red] (see raw.rejected_records):")
+        for path, n in sorted(summary.rejected_files.items()):
+            console.print(f"  {escape(path)}: {n}")
+    earlier = summary.rejected_outstanding - summary.records_rejected
+    if earlier > 0:
+        console.print(
+            f"[yellow]{earlier} rejected record(s) of unchanged files from earlier runs remain[/yellow] "
+            "in raw.rejected_records"
+        )
+    if summary.ignored_files:
+        console.print(
+            f"[dim]{len(summary.ignored_files)} file(s) matched no declared pattern and were not landed "
+            f"(e.g. {escape(summary.ignored_files[0])})[/dim]"
+        )
