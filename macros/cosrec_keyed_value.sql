@@ -1,0 +1,8 @@
+{#-
+    The value of a CoSRec one-key JSON line {"<conversation id>": value}, read without
+    knowing (or escaping) the key: the first element of the `$.*` wildcard.
+    cosrec_keyed_value('{"CoSRec-Crowd_4": [1, 2]}') = '[1,2]' (JSON).
+-#}
+{% macro cosrec_keyed_value(payload) -%}
+    (json_extract({{ payload }}, '$.*')[1])
+{%- endmacro %}

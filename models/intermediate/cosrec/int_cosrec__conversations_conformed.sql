@@ -1,0 +1,32 @@
+{#- CoSRec conversations in the conformed contract (docs/ARCHITECTURE.md). -#}
+
+with
+
+conversations as (
+
+    select * from {{ ref('stg_cosrec__conversations') }}
+
+),
+
+final as (
+
+    select
+        cast({{ global_id('cosrec', 'conversation_id') }} as varchar) as conversation_id,
+        cast('cosrec' as varchar) as corpus,
+        cast(partition_name as varchar) as subset,
+        cast(conversation_id as varchar) as source_conversation_id,
+        cast('product search and recommendation' as varchar) as domain_or_task,
+        cast('en' as varchar) as language,
+        -- LLM-generated: no single user (profiles.jsonl lists several users per
+        -- conversation, used for personalised judgments) and no named system
+        cast(null as varchar) as user_id,
+        cast(null as varchar) as system_id,
+        cast(null as timestamp) as started_at,
+        cast(null as timestamp) as ended_at,
+        cast(null as varchar) as user_sentiment,
+        cast(null as double) as user_satisfaction
+    from conversations
+
+)
+
+select * from final

@@ -1,0 +1,120 @@
+{#-
+    RecLLMSim users in the conformed contract, one per user_id: real human users
+    (real_human_user/User_<k>: attributes = their profiles and per-conversation
+    questionnaires) and simulated users (preference_<id>: profile_text = the English
+    preference, attributes = its id, Chinese translation and structured profile).
+-#}
+
+with
+
+conversations as (
+
+    select * from {{ ref('stg_recllmsim__conversations') }}
+
+),
+
+conversations_classified as (
+
+    select * from {{ ref('int_recllmsim__conversations_classified') }}
+
+),
+
+profiles_parsed as (
+
+    select * from {{ ref('int_recllmsim__profiles_parsed') }}
+
+),
+
+user_conversations as (
+
+    select
+        conversations_classified.source_user_id,
+        conversations_classified.user_kind,
+        conversations_classified.subset,
+        conversations.conversation_id,
+        conversations.preference_id,
+        conversations.preference,
+        conversations.preference_zh,
+        conversations.profile_mapped,
+        cast(profiles_parsed.profile_json as json) as profile,
+        cast(profiles_parsed.questionnaire_json as json) as questionnaire
+    from conversations_classified
+    inner join conversations
+        on conversations_classified.conversation_id = conversations.conversation_id
+    left join profiles_parsed
+        on conversations_classified.conversation_id = profiles_parsed.conversation_id
+    where conversations_classified.source_user_id is not null
+
+),
+
+human_users as (
+
+    select
+        source_user_id,
+        arg_min(subset, conversation_id) as subset,
+        cast(null as varchar) as profile_text,
+        json_object(
+            -- the distinct profiles the user's files carry (usually one)
+            'profiles',
+            coalesce(list(distinct profile) filter (where profile is not null), []),
+            -- the post-conversation questionnaire, by conversation id
+            'questionnaires',
+            coalesce(
+                cast(
+                    map_from_entries(
+                        list(
+                            {'key': 'recllmsim:' || conversation_id, 'value': questionnaire}
+                            order by conversation_id
+                        ) filter (where questionnaire is not null)
+                    ) as json
+                ),
+                json('{}')
+            )
+        ) as attributes
+    from user_conversations
+    where user_kind = 'human'
+    group by source_user_id
+
+),
+
+simulated_users as (
+
+    select
+        source_user_id,
+        -- the values of the user's first conversation (by id)
+        arg_min(subset, conversation_id) as subset,
+        arg_min(preference, conversation_id) as profile_text,
+        json_object(
+            'preference_id', arg_min(preference_id, conversation_id),
+            'preference_zh', arg_min(preference_zh, conversation_id),
+            'profile_mapped', arg_min(profile_mapped, conversation_id)
+        ) as attributes
+    from user_conversations
+    where user_kind = 'simulated'
+    group by source_user_id
+
+),
+
+unioned as (
+
+    select * from human_users
+    union all
+    select * from simulated_users
+
+),
+
+final as (
+
+    select
+        cast({{ global_id('recllmsim', 'source_user_id') }} as varchar) as user_id,
+        cast('recllmsim' as varchar) as corpus,
+        cast(source_user_id as varchar) as source_user_id,
+        cast(subset as varchar) as subset,
+        cast(profile_text as varchar) as profile_text,
+        cast(null as varchar) as keywords,
+        cast(attributes as varchar) as attributes
+    from unioned
+
+)
+
+select * from final

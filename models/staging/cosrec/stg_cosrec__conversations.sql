@@ -1,0 +1,31 @@
+with
+
+source as (
+
+    select * from {{ source('raw', 'cosrec__conversations') }}
+
+),
+
+renamed as (
+
+    select
+        ----------  ids
+        record_key as conversation_id,
+
+        ----------  strings
+        -- dataset/<partition>/conversations.jsonl: raw, crowd or curated
+        regexp_extract(source_path, '^dataset/([^/]+)/', 1) as partition_name,
+        {{ cosrec_keyed_value('payload') }} ->> '$' as conversation_text,
+        source_path,
+
+        ----------  numerics
+        line_number,
+
+        ----------  timestamps
+        ingested_at
+
+    from source
+
+)
+
+select * from renamed

@@ -1,0 +1,54 @@
+with
+
+source as (
+
+    select * from {{ source('raw', 'recllmsim__conversations') }}
+
+),
+
+renamed as (
+
+    select
+        ----------  ids
+        -- the file path without ".json", e.g. "LLM_agent_user/travel planning/12"
+        record_key as conversation_id,
+        -- LLM-agent files: the simulated user's preference profile
+        payload ->> '$.preference_id' as preference_id,
+        payload ->> '$.task_context_id' as task_context_id,
+
+        ----------  strings
+        -- layout: <subset>/[User_<k>/]<task>/<n>.json
+        split_part(source_path, '/', 1) as subset,
+        nullif(regexp_extract(source_path, '(^|/)(User_[0-9]+)/', 2), '') as user_folder,
+        string_split(source_path, '/')[-2] as task_folder,
+        -- the task as the file states it: "task" (English, LLM-agent files) or
+        -- "task_type" (Chinese, real-human files), kept raw
+        coalesce(payload ->> '$.task', payload ->> '$.task_type') as task_name,
+        payload ->> '$.preference' as preference,
+        payload ->> '$.preference_zh' as preference_zh,
+        payload ->> '$.task_context' as task_context,
+        payload ->> '$.task_context_zh' as task_context_zh,
+        source_path,
+
+        ----------  json
+        -- an object in the released files, a Python-repr string in some exports
+        payload -> '$.profile' as profile,
+        payload -> '$.questionnaire' as questionnaire,
+        payload -> '$.profile_mapped' as profile_mapped,
+        payload -> '$.preference_summary' as preference_summary,
+        payload -> '$.rating' as rating,
+
+        ----------  numerics
+        cast(json_array_length(payload, '$.history') as integer) as n_messages,
+
+        ----------  booleans
+        cast(payload ->> '$.conflict' as boolean) as is_conflict,
+
+        ----------  timestamps
+        ingested_at
+
+    from source
+
+)
+
+select * from renamed
