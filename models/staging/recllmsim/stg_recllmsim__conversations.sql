@@ -1,3 +1,6 @@
+{{ config(materialized="table") }}
+{#- A table, not a view: RecLLMSim payloads are whole files (~48 MB of JSON); unnesting them once keeps every downstream model and test from re-parsing them. -#}
+
 with
 
 source as (
