@@ -9,6 +9,7 @@ rejected build as `<warehouse>.failed` for inspection.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import time
@@ -19,6 +20,8 @@ from typing import Callable
 
 from rich.console import Console
 
+from csrwh import __version__
+from csrwh.config import PROJECT_ROOT
 from csrwh.dbt_runner import DbtOutcome, run_dbt
 from csrwh.errors import CsrwhError
 
@@ -39,6 +42,7 @@ class BuildResult:
     seconds: dict[str, float] = field(default_factory=dict)
     records_rejected: int = 0
     dbt: DbtOutcome | None = None
+    up_to_date: bool = False
 
 
 def building_path(warehouse: Path) -> Path:
@@ -81,6 +85,15 @@ def build(
     result.seconds["ingest"] = time.perf_counter() - step
     result.records_rejected = summary.records_rejected
 
+    fingerprint = project_fingerprint()
+    nothing_changed = not (summary.files_loaded or summary.files_removed)
+    if nothing_changed and not full_refresh and _published_fingerprint(warehouse) == fingerprint:
+        _remove_db(work)
+        result.up_to_date = True
+        result.seconds["total"] = time.perf_counter() - started
+        console.print(f"[green]Up to date[/green]: no input file and no model changed since the last build of {warehouse}")
+        return result
+
     failures: list[str] = []
     if strict and summary.records_rejected:
         failures.append(f"{summary.records_rejected} record(s) rejected and --strict is set")
@@ -95,7 +108,7 @@ def build(
             failures.extend(outcome.failures or ["dbt build failed (see target/logs/dbt.log)"])
 
     if not failures:
-        _record_build(work, build_id, data_dir)
+        _record_build(work, build_id, data_dir, fingerprint)
         for gate in gates or []:
             step = time.perf_counter()
             failures.extend(gate(work, build_id))
@@ -114,20 +127,57 @@ def build(
             hint=f"inspect the rejected build with: csrwh sql --warehouse {rejected} \"...\"",
         )
 
-    _remove_db(work.with_name(work.name + ".wal"))
+    wal = work.with_name(work.name + ".wal")
+    if wal.exists():  # every writer checkpointed on close; a WAL here means one did not
+        raise CsrwhError(
+            f"build {build_id}: {wal} still holds unwritten changes; not publishing",
+            hint="another process may have the building database open; retry the build",
+        )
     os.replace(work, warehouse)
     result.published = True
     result.seconds["total"] = time.perf_counter() - started
     return result
 
 
-def _record_build(database: Path, build_id: str, data_dir: Path) -> None:
+def project_fingerprint() -> str:
+    """sha256 over everything that shapes the marts: dbt project, models, macros, seeds, tests, suites."""
+    digest = hashlib.sha256(__version__.encode())
+    names = ["dbt_project.yml", "profiles/profiles.yml"]
+    for folder in ("models", "macros", "seeds", "tests/dbt", "expectations"):
+        names.extend(
+            str(p.relative_to(PROJECT_ROOT))
+            for p in (PROJECT_ROOT / folder).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        )
+    for name in sorted(names):
+        path = PROJECT_ROOT / name
+        if path.is_file():
+            digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _published_fingerprint(warehouse: Path) -> str | None:
+    """The fingerprint recorded by the last published build, if any."""
+    import duckdb
+
+    if not warehouse.exists():
+        return None
+    try:
+        with duckdb.connect(str(warehouse), read_only=True) as con:
+            row = con.execute("select project_fingerprint from main.build_info").fetchone()
+    except duckdb.Error:
+        return None
+    return row[0] if row else None
+
+
+def _record_build(database: Path, build_id: str, data_dir: Path, fingerprint: str) -> None:
     """Write the build's id into the warehouse (`main.build_info`) so reports can cite it."""
     import duckdb
 
     with duckdb.connect(str(database)) as con:
         con.execute(
             "create or replace table main.build_info as select ? as build_id, "
-            "current_timestamp as built_at, ? as data_dir",
-            [build_id, str(data_dir)],
+            "current_timestamp as built_at, ? as data_dir, ? as project_fingerprint, "
+            "? as csrwh_version",
+            [build_id, str(data_dir), fingerprint, __version__],
         )

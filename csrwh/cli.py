@@ -110,6 +110,9 @@ def build(
         full_refresh=full_refresh,
     )
     timings = ", ".join(f"{k} {v:.1f}s" for k, v in result.seconds.items())
+    if result.up_to_date:
+        console.print(f"{target} is up to date ({timings})")
+        return
     console.print(f"[green]Published[/green] {target} (build {result.build_id}; {timings})")
     console.print(f'Query it with: csrwh sql --warehouse {target} "select * from corpus_stats"')
 

@@ -41,7 +41,10 @@ def run_dbt(args: list[str], database: Path, quiet: bool = False) -> DbtOutcome:
         "--profiles-dir",
         str(PROJECT_ROOT / "profiles"),
     ]
-    cli_flags = ["--log-path", str(PROJECT_ROOT / "target" / "logs")]
+    # CSRWH_DBT_TARGET_PATH lets concurrent builds (e.g. parallel tests) keep apart artefacts.
+    target = Path(os.environ.get("CSRWH_DBT_TARGET_PATH") or PROJECT_ROOT / "target")
+    full_args += ["--target-path", str(target)]
+    cli_flags = ["--log-path", str(target / "logs")]
     if quiet:
         cli_flags.append("--quiet")
     started = time.perf_counter()
@@ -52,6 +55,7 @@ def run_dbt(args: list[str], database: Path, quiet: bool = False) -> DbtOutcome:
             f"dbt {args[0]} could not run: {result.exception}",
             hint="check the dbt project files (dbt_project.yml, models/) and target/logs/dbt.log",
         )
+    release_database(database)
     outcome = DbtOutcome(success=bool(result.success), seconds=seconds)
     results = getattr(result.result, "results", None) or []
     for node_result in results:
@@ -66,3 +70,30 @@ def run_dbt(args: list[str], database: Path, quiet: bool = False) -> DbtOutcome:
         elif status == "warn":
             outcome.warnings.append(f"{name}: {getattr(node_result, 'message', '')}")
     return outcome
+
+
+def release_database(database: Path) -> None:
+    """Close the DuckDB database dbt-duckdb keeps open between invocations, and checkpoint it.
+
+    dbt-duckdb caches its environment (and so an open DuckDB instance) at class level for the
+    life of the process. The orchestrator renames the database file after dbt, so the
+    instance must be closed and its WAL folded into the file first.
+    """
+    import gc
+
+    import duckdb
+
+    try:
+        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+    except ImportError:  # pragma: no cover - adapter layout changed
+        DuckDBConnectionManager = None
+    if DuckDBConnectionManager is not None:
+        with DuckDBConnectionManager._LOCK:
+            env = DuckDBConnectionManager._ENV
+            if env is not None:
+                env.close()
+                DuckDBConnectionManager._ENV = None
+    gc.collect()
+    if Path(database).exists():
+        with duckdb.connect(str(database)) as con:
+            con.execute("checkpoint")

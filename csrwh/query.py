@@ -57,7 +57,9 @@ def run_query(
             table.add_column(column, overflow="fold")
         for row in frame.head(max_rows).iter_rows():
             table.add_row(*["" if v is None else str(v) for v in row])
-        Console().print(table)
+        import sys
+
+        Console(width=None if sys.stdout.isatty() else 250).print(table)
         if frame.height > max_rows:
             Console(stderr=True).print(f"({frame.height} rows, {max_rows} shown; use --csv for all)")
     return frame.height

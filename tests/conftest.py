@@ -28,3 +28,29 @@ def write_file():
         return path
 
     return _write
+
+
+SHARED_CORPORA = Path(
+    __import__("os").environ.get("CSRWH_SHARED_CORPORA")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
+)
+
+
+@pytest.fixture(scope="session")
+def real_corpora() -> Path:
+    """../shared/corpora: skipped (with the reason) only when absent and CI is unset."""
+    import os
+
+    if SHARED_CORPORA.is_dir():
+        return SHARED_CORPORA
+    if os.environ.get("CI"):
+        pytest.fail(f"real corpora not found at {SHARED_CORPORA} (CI is set, so this is an error)")
+    pytest.skip(f"real corpora not found at {SHARED_CORPORA} (set CSRWH_SHARED_CORPORA)")
+
+
+@pytest.fixture()
+def isolated_dbt_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Give this test's dbt runs their own target/ so parallel workers never share artefacts."""
+    target = tmp_path / "dbt_target"
+    monkeypatch.setenv("CSRWH_DBT_TARGET_PATH", str(target))
+    return target

@@ -163,10 +163,10 @@ def test_csv_and_qrels_fields(landed):
     assert [list(g) for g in got] == want
 
 
-def test_no_change_reingest_is_fast_and_loads_nothing(landed):
+def test_no_change_reingest_loads_nothing(landed):
+    # Its speed is measured by benchmarks/ingest.py (BENCHMARKS.md), not asserted here.
     first, second, cold, warm, con = landed
     assert second.files_loaded == 0 and second.files_removed == 0
     assert second.files_unchanged == first.files_loaded
-    assert warm < 2.0, f"no-change re-ingest took {warm:.2f} s (cold: {cold:.2f} s)"
     runs = con.execute("SELECT status, files_loaded FROM raw.ingest_runs ORDER BY started_at").fetchall()
     assert runs == [("ok", first.files_loaded), ("ok", 0)]

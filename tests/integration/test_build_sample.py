@@ -1,0 +1,115 @@
+"""`csrwh build` on the generated sample of all five corpora: publish, no-change rebuild,
+a failed build that must not touch the published warehouse, and the project's own generic
+dbt tests failing on deliberately corrupted marts."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from csrwh.build import build, failed_path
+from csrwh.dbt_runner import run_dbt
+from csrwh.errors import CsrwhError
+from csrwh.sample import generate
+
+CORPORA = {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact"}
+
+
+@pytest.fixture(scope="module")
+def sample_build(tmp_path_factory: pytest.TempPathFactory):
+    import os
+
+    root = tmp_path_factory.mktemp("sample_build")
+    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
+    data = root / "data"
+    generate(data, scale=1, seed=7)
+    warehouse = root / "warehouse" / "demo.duckdb"
+    result = build(data, warehouse)
+    yield data, warehouse, result
+    os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_sample_build_publishes_every_corpus(sample_build) -> None:
+    _, warehouse, result = sample_build
+    assert result.published and result.dbt.success and result.dbt.warnings == []
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        corpora = {c for (c,) in con.execute("select distinct corpus from conversations").fetchall()}
+        build_id = con.execute("select build_id from build_info").fetchall()[0][0]
+    assert corpora == CORPORA
+    assert build_id == result.build_id
+
+
+def test_no_change_rebuild_is_up_to_date(sample_build) -> None:
+    data, warehouse, _ = sample_build
+    before = sha256(warehouse)
+    result = build(data, warehouse)
+    assert result.up_to_date and not result.published
+    assert sha256(warehouse) == before
+
+
+def test_failed_build_leaves_published_warehouse_untouched(sample_build, tmp_path: Path) -> None:
+    data, warehouse, _ = sample_build
+    bad_data = tmp_path / "bad"
+    shutil.copytree(data, bad_data)
+    conversations = bad_data / "cosrec/dataset/crowd/conversations.jsonl"
+    first_line = conversations.read_text("utf-8").splitlines()[0]
+    with conversations.open("a", encoding="utf-8") as fh:  # a second record with the same id
+        fh.write(first_line + "\n")
+    before = sha256(warehouse)
+    reader = duckdb.connect(str(warehouse), read_only=True)  # a reader holds it open meanwhile
+    try:
+        with pytest.raises(CsrwhError, match="left untouched"):
+            build(bad_data, warehouse)
+        assert reader.execute("select count(*) from conversations").fetchall()[0][0] > 0
+    finally:
+        reader.close()
+    assert sha256(warehouse) == before
+    assert failed_path(warehouse).exists()
+    with duckdb.connect(str(failed_path(warehouse)), read_only=True) as con:
+        dupes = con.execute(
+            "select count(*) - count(distinct record_key) from raw.cosrec__conversations "
+            "where source_path = 'dataset/crowd/conversations.jsonl'"
+        ).fetchall()[0][0]
+    assert dupes == 1
+
+
+def test_generic_tests_fail_on_corrupted_marts(sample_build, tmp_path: Path) -> None:
+    _, warehouse, _ = sample_build
+    corrupted = tmp_path / "corrupted.duckdb"
+    shutil.copy2(warehouse, corrupted)
+    with duckdb.connect(str(corrupted)) as con:
+        # a gap in turn_index
+        con.execute(
+            "delete from main.turns where turn_index = 1 and conversation_id = "
+            "(select min(conversation_id) from main.turns)"
+        )
+        # a normalised rating outside [0, 1]
+        con.execute(
+            "update main.ratings set value_normalized = 1.5 where rowid = (select min(rowid) from main.ratings)"
+        )
+        # a duplicated conversation
+        con.execute("insert into main.conversations select * from main.conversations limit 1")
+        # an intent on a turn that does not exist
+        con.execute(
+            "insert into main.intents select * replace (999 as turn_index) from main.intents limit 1"
+        )
+    outcome = run_dbt(
+        ["test", "--select", "turns", "ratings", "conversations", "intents"], corrupted, quiet=True
+    )
+    failed = " ".join(outcome.failures)
+    assert not outcome.success
+    assert "contiguous_index_turns_turn_index" in failed
+    assert "value_between_ratings_value_normalized" in failed
+    assert "unique_combination_conversations" in failed
+    assert "exists_in_intents_conversation_id__turn_index" in failed
+
+    clean = run_dbt(["test", "--select", "turns", "ratings", "conversations", "intents"], warehouse, quiet=True)
+    assert clean.success, clean.failures
