@@ -113,3 +113,18 @@ def test_generic_tests_fail_on_corrupted_marts(sample_build, tmp_path: Path) -> 
 
     clean = run_dbt(["test", "--select", "turns", "ratings", "conversations", "intents"], warehouse, quiet=True)
     assert clean.success, clean.failures
+
+
+def test_every_cookbook_query_runs(sample_build) -> None:
+    import importlib.util
+
+    from csrwh.config import PROJECT_ROOT
+
+    spec = importlib.util.spec_from_file_location("cookbook", PROJECT_ROOT / "scripts" / "cookbook.py")
+    cookbook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cookbook)
+    _, warehouse, _ = sample_build
+    queries = cookbook.load_queries()
+    assert len(queries) >= 6
+    rendered = cookbook.render(warehouse)
+    assert rendered.count("```sql") == len(queries)
