@@ -19,13 +19,16 @@ setup: $(STAMP) ## create .venv with the pinned dependencies
 demo: $(STAMP) ## generate the sample corpora and build warehouse/demo.duckdb
 	$(BIN)/csrwh sample --out data/sample
 	$(BIN)/csrwh build --data-dir data/sample --warehouse warehouse/demo.duckdb
+	$(BIN)/csrwh report --warehouse warehouse/demo.duckdb --out reports/demo
 	@echo ""
 	@echo "Demo warehouse: $(CURDIR)/warehouse/demo.duckdb"
 	@echo "Query it:  $(BIN)/csrwh sql --warehouse warehouse/demo.duckdb \"select * from corpus_stats\""
 	@echo "      or:  duckdb warehouse/demo.duckdb   (any DuckDB client, read-only while you build)"
+	@echo "Report:    reports/demo/statistics.html"
 
 build: $(STAMP) ## build warehouse/csr.duckdb from the real corpora in $CSRWH_DATA_DIR
 	$(BIN)/csrwh build --data-dir $(CSRWH_DATA_DIR) --warehouse warehouse/csr.duckdb
+	$(BIN)/csrwh report --warehouse warehouse/csr.duckdb --out reports
 
 fetch: $(STAMP) ## download the corpora into $CSRWH_DATA_DIR
 	$(BIN)/csrwh fetch --data-dir $(CSRWH_DATA_DIR)

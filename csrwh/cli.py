@@ -145,6 +145,30 @@ def export(
     console.print(f"[green]Wrote {len(written)} marts[/green] to {out}")
 
 
+@app.command()
+def report(
+    out: Path = typer.Option(Path("reports"), "--out", help="Folder for statistics.html and tables/."),
+    screenshot: bool = typer.Option(
+        False, "--screenshot", help="Also render the page in headless Chromium (statistics.png)."
+    ),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Execute the statistics notebooks against the warehouse: statistics.html + tables/*.csv."""
+    from csrwh.report import build_report, check_render
+
+    page = build_report(config.resolve_warehouse(warehouse), out)
+    console.print(f"[green]Report written to[/green] {page}")
+    if screenshot:
+        check = check_render(page, page.with_suffix(".png"))
+        if not check.ok:
+            raise CsrwhError(
+                f"report did not render cleanly: {check.status} {check.console}",
+                hint="install Debian's chromium: apt-get install -y chromium",
+            )
+        console.print(f"Screenshot: {page.with_suffix('.png')}")
+
+
 def main() -> None:
     """Entry point: run the app, turning known errors into one line plus a hint."""
     try:

@@ -128,3 +128,15 @@ def test_every_cookbook_query_runs(sample_build) -> None:
     assert len(queries) >= 6
     rendered = cookbook.render(warehouse)
     assert rendered.count("```sql") == len(queries)
+
+
+def test_build_on_a_single_corpus(tmp_path: Path, isolated_dbt_target: Path) -> None:
+    """Every model builds (and every dbt test passes) when the other four corpora are absent."""
+    data = tmp_path / "only_recllmsim"
+    generate(data, scale=1, seed=3, corpora=["recllmsim"])
+    warehouse = tmp_path / "one.duckdb"
+    result = build(data, warehouse)
+    assert result.published and result.dbt.warnings == []
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        assert con.execute("select distinct corpus from conversations").fetchall() == [("recllmsim",)]
+        assert con.execute("select count(*) from crs_leaderboard").fetchall() == [(0,)]

@@ -115,7 +115,7 @@ def build_leaderboard(
         strength = bradley_terry(triples)
         interval = bradley_terry_bootstrap(triples, n_samples=n_samples, seed=seed)
 
-        frame = pd.DataFrame({"system_id": systems})
+        frame = pd.DataFrame({"system_id": pd.Series(systems, dtype="object")})
         frame.insert(0, "environment", environment)
         frame = frame.join(_battle_counts(battles), on="system_id")
         for column in ("battles", "wins", "ties", "losses"):
@@ -141,6 +141,8 @@ def build_leaderboard(
         frames.append(frame)
 
     leaderboard = pd.concat(frames, ignore_index=True)
+    # typed even when empty (no CRSArena data), so DuckDB gets VARCHAR rather than NULL
+    leaderboard["system_id"] = leaderboard["system_id"].astype("str")
     return leaderboard[COLUMNS].sort_values(
         ["environment", "elo_rank", "system_id"], ignore_index=True
     )

@@ -1,0 +1,695 @@
+"""`csrwh report`: the statistics report, executed from notebooks against the marts.
+
+The analysis lives in ``notebooks/`` as jupytext percent-format ``.py`` files (reviewable
+in git, no outputs). :func:`build_report` executes them headless with nbclient in a
+``python3`` kernel of this interpreter, passing the warehouse through ``CSRWH_WAREHOUSE``,
+and writes
+
+* ``<out_dir>/statistics.html`` -- one self-contained page: tables as HTML, plots as
+  base64 PNG, no script or style loaded from anywhere (it renders offline); a small inline
+  script sets ``data-report-status="ok"`` on ``<body>`` once the page and its images loaded
+  without a script error (a headless browser check reads it);
+* ``<out_dir>/tables/*.csv`` -- the key tables, written by the notebooks through
+  :func:`write_table` (stable row order from the SQL, fixed float formatting), so two runs
+  on the same warehouse give byte-identical files. The HTML differs only in the
+  ``<span id="generated-at">`` timestamp.
+
+The second half of this module holds the small helpers the notebooks import (read-only
+connection, table/figure display, CSV writing, provenance header) and the headless
+Chromium render check used by the tests.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import datetime as dt
+import hashlib
+import html
+import io
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from csrwh.config import PROJECT_ROOT
+from csrwh.errors import CsrwhError
+
+NOTEBOOK_DIR = PROJECT_ROOT / "notebooks"
+# Executed in this order; their outputs make one page.
+NOTEBOOKS: tuple[str, ...] = ("statistics.py",)
+REPORT_NAME = "statistics.html"
+TABLES_DIR = "tables"
+
+ENV_WAREHOUSE = "CSRWH_WAREHOUSE"
+ENV_TABLES = "CSRWH_REPORT_TABLES"
+ENV_GENERATED_AT = "CSRWH_REPORT_GENERATED_AT"
+
+FLOAT_DECIMALS = 6  # CSV float format: fixed, so runs are byte-identical
+CELL_TIMEOUT_S = 300
+PACKAGES = (
+    "csrwh", "duckdb", "polars", "pyarrow", "pandas", "numpy", "scipy", "matplotlib",
+    "dbt-core", "dbt-duckdb", "jupytext", "nbclient", "nbconvert", "nbformat", "ipykernel",
+)
+CORPUS_NAMES = {
+    "cosrec": "CoSRec",
+    "crsarena": "CRSArena-Dial",
+    "convsearch": "ConvSearch",
+    "recllmsim": "RecLLMSim",
+    "recoreact": "RecoReact",
+}
+
+
+# --------------------------------------------------------------------------- runner
+
+
+def build_report(
+    warehouse: Path,
+    out_dir: Path = Path("reports"),
+    notebooks: Sequence[Path] | None = None,
+    progress: bool = True,
+) -> Path:
+    """Execute the report notebooks against ``warehouse``; write the HTML and the CSV tables.
+
+    Args:
+        warehouse: a built warehouse file (opened read-only by the notebooks).
+        out_dir: where ``statistics.html`` and ``tables/`` go (created; ``tables/`` is
+            emptied first so no stale table survives).
+        notebooks: jupytext ``.py`` notebooks to run, in order (default: :data:`NOTEBOOKS`
+            in ``notebooks/``).
+        progress: print which notebook and section runs (stderr).
+
+    Returns:
+        The path of the HTML report.
+
+    Raises:
+        CsrwhError: the warehouse is missing, or a notebook cell failed (the message names
+            the notebook and the cell's error).
+    """
+    import jupytext
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    warehouse = Path(warehouse).expanduser().resolve()
+    if not warehouse.is_file():
+        raise CsrwhError(
+            f"warehouse {warehouse} does not exist",
+            hint="build it first: make demo (sample data) or make build (real corpora)",
+        )
+    out_dir = Path(out_dir).expanduser().resolve()
+    tables = out_dir / TABLES_DIR
+    if tables.exists():
+        shutil.rmtree(tables)
+    tables.mkdir(parents=True)
+    paths = [Path(p) for p in notebooks] if notebooks else [NOTEBOOK_DIR / n for n in NOTEBOOKS]
+    generated_at = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    env = {
+        ENV_WAREHOUSE: str(warehouse),
+        ENV_TABLES: str(tables),
+        ENV_GENERATED_AT: generated_at,
+        "MPLBACKEND": "Agg",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        "DO_NOT_TRACK": "1",
+    }
+    say = _printer(progress)
+    bodies: list[str] = []
+    toc: list[tuple[int, str, str]] = []
+    started = time.perf_counter()
+    with _environ(env):
+        for path in paths:
+            t0 = time.perf_counter()
+            say(f"report: running notebook {path.name}")
+            nb = jupytext.read(path)
+            for index, cell in enumerate(nb.cells):
+                cell["id"] = f"{path.stem}-{index}"  # jupytext draws random ids; the page must not vary
+            nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+            sections = _section_titles(nb)
+            last_section: list[str] = []
+
+            def on_cell_start(
+                cell: Any, cell_index: int, _sections: dict = sections, _seen: list = last_section, **_: Any
+            ) -> None:
+                title = _sections.get(cell_index)
+                if title and title not in _seen:
+                    _seen.append(title)
+                    say(f"report:   section {title}")
+
+            client = NotebookClient(
+                nb,
+                kernel_name="python3",
+                timeout=CELL_TIMEOUT_S,
+                startup_timeout=120,
+                resources={"metadata": {"path": str(path.parent)}},
+                on_cell_start=on_cell_start,
+                extra_arguments=["--IPKernelApp.log_level=ERROR"],
+            )
+            try:
+                client.execute()
+            except CellExecutionError as exc:
+                first = str(exc).strip().splitlines()
+                raise CsrwhError(
+                    f"notebook {path.name} failed: {first[-1] if first else exc}",
+                    hint="run it interactively (jupytext --to notebook) or re-run with CSRWH_DEBUG=1",
+                ) from exc
+            _strip_stderr(nb, say)
+            body, headings = _export_body(nb)
+            bodies.append(body)
+            toc.extend(headings)
+            say(f"report:   {path.name} done in {time.perf_counter() - t0:.1f}s")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    report = out_dir / REPORT_NAME
+    report.write_text(_page(bodies, toc), encoding="utf-8")
+    n_tables = len(list(tables.glob("*.csv")))
+    say(f"report: wrote {report} and {n_tables} tables in {time.perf_counter() - started:.1f}s")
+    return report
+
+
+def _printer(enabled: bool):
+    def say(message: str) -> None:
+        if enabled:
+            print(message, file=sys.stderr, flush=True)
+
+    return say
+
+
+@contextlib.contextmanager
+def _environ(values: Mapping[str, str]) -> Iterator[None]:
+    """Set environment variables for the kernel (it inherits ours) and restore them after."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+
+
+_HEADING = re.compile(r"^(#{1,3})\s+(.+?)\s*$", re.MULTILINE)
+
+
+def _section_titles(nb: Any) -> dict[int, str]:
+    """Cell index -> the latest level-2 heading above it (for progress messages)."""
+    out: dict[int, str] = {}
+    current = None
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            for level, text in _HEADING.findall(cell.source):
+                if len(level) == 2 or current is None:
+                    current = text
+        elif current:
+            out[index] = current
+    return out
+
+
+def _strip_stderr(nb: Any, say) -> None:
+    """Drop stderr streams (warnings) from the page; echo them to the console instead."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream" and output.get("name") == "stderr":
+                say("report:   (kernel stderr) " + output.get("text", "").strip()[:500])
+                continue
+            kept.append(output)
+        cell["outputs"] = kept
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _export_body(nb: Any) -> tuple[str, list[tuple[int, str, str]]]:
+    """Notebook -> HTML fragment (outputs only, no prompts) and its (level, id, title) headings."""
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(
+        template_name="basic",
+        exclude_input=True,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+        anchor_link_text="",
+    )
+    body, _ = exporter.from_notebook_node(nb)
+    headings = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for level, text in _HEADING.findall(cell.source):
+                if len(level) == 2:
+                    headings.append((len(level), _slug(text), text))
+    return body, headings
+
+
+_CSS = """
+:root { --fg:#1d2125; --muted:#5b6670; --line:#d9dee3; --head:#f3f5f7; --accent:#2f5d8a; }
+* { box-sizing: border-box; }
+body { font-family: "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: var(--fg);
+       margin: 0; line-height: 1.45; font-size: 14px; background: #fff; }
+main { max-width: 1180px; margin: 0 auto; padding: 24px 32px 64px; }
+h1 { font-size: 26px; margin: 8px 0 4px; }
+h2 { font-size: 20px; margin: 36px 0 8px; padding-top: 8px; border-top: 2px solid var(--line); }
+h3 { font-size: 16px; margin: 22px 0 6px; }
+a { color: var(--accent); }
+p, li { max-width: 960px; }
+nav.toc { background: var(--head); border: 1px solid var(--line); padding: 8px 16px; margin: 12px 0; }
+nav.toc ol { margin: 4px 0; padding-left: 22px; columns: 2; }
+.table-wrap { max-width: 100%; overflow-x: auto; }
+table.report { border-collapse: collapse; margin: 8px 0 16px; font-size: 12.5px; }
+table.report th, table.report td { border: 1px solid var(--line); padding: 3px 8px; }
+table.report th { background: var(--head); text-align: left; font-weight: 600; }
+table.report td.figure { min-width: 300px; }
+table.report td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.report td.null { color: var(--muted); text-align: center; }
+tr.status-differs td { background: #fff1f0; }
+tr.status-explained td { background: #fffbe6; }
+tr.status-match td.status { color: #1d6b36; }
+.absent { border-left: 4px solid #c9a227; background: #fffbe6; padding: 6px 12px; margin: 8px 0; }
+.provenance dt { font-weight: 600; float: left; clear: left; width: 170px; }
+.provenance dd { margin-left: 180px; margin-bottom: 2px; font-family: "DejaVu Sans Mono", monospace; font-size: 12.5px; word-break: break-all; }
+details { margin: 6px 0 12px; }
+details summary { cursor: pointer; color: var(--accent); }
+code, .mono { font-family: "DejaVu Sans Mono", monospace; font-size: 12.5px; }
+img { max-width: 100%; height: auto; display: block; margin: 6px 0 14px; }
+.jp-OutputArea-output pre { white-space: pre-wrap; font-size: 12.5px; }
+.caption { color: var(--muted); font-size: 12.5px; margin-top: -8px; }
+footer { color: var(--muted); font-size: 12px; margin-top: 48px; }
+"""
+
+# Sets body[data-report-status] once the page loaded: "ok", or why not (a script error,
+# an image that did not decode). A headless browser reads it with --dump-dom.
+_STATUS_SCRIPT = """
+(function () {
+  var problems = [];
+  window.addEventListener("error", function (e) {
+    problems.push("error: " + (e.message || (e.target && (e.target.src || e.target.href)) || "unknown"));
+  }, true);
+  window.addEventListener("load", function () {
+    var imgs = document.images, broken = 0;
+    for (var i = 0; i < imgs.length; i++) {
+      if (!imgs[i].complete || imgs[i].naturalWidth === 0) { broken++; }
+    }
+    if (broken) { problems.push(broken + " image(s) did not render"); }
+    var status = problems.length ? problems.join("; ") : "ok";
+    document.body.setAttribute("data-report-status", status);
+    document.body.setAttribute("data-report-images", String(imgs.length));
+    var el = document.getElementById("render-status");
+    if (el) { el.textContent = status === "ok" ? "rendered" : status; }
+  });
+})();
+"""
+
+
+def _page(bodies: Sequence[str], toc: Sequence[tuple[int, str, str]]) -> str:
+    items = "".join(
+        f'<li><a href="#{html.escape(anchor)}">{html.escape(title)}</a></li>' for _, anchor, title in toc
+    )
+    nav = f'<nav class="toc"><strong>Contents</strong><ol>{items}</ol></nav>' if items else ""
+    body = "\n".join(bodies)
+    # the TOC goes after the first section (title + provenance) of the first notebook
+    marker = '<div id="toc-here"></div>'
+    body = body.replace(marker, nav, 1) if marker in body else nav + body
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        "<title>CSR Warehouse statistics report</title>\n"
+        f"<style>{_CSS}</style>\n</head>\n<body data-report-status=\"loading\">\n<main>\n"
+        f"{body}\n"
+        "<footer>Generated by <code>csrwh report</code> from the warehouse marts. "
+        "Render check: <span id=\"render-status\">not run</span>.</footer>\n"
+        f"</main>\n<script>{_STATUS_SCRIPT}</script>\n</body>\n</html>\n"
+    )
+
+
+# --------------------------------------------------------------------------- notebook helpers
+
+
+def warehouse_path() -> Path:
+    """The warehouse the notebook reads: $CSRWH_WAREHOUSE, else warehouse/demo.duckdb."""
+    raw = os.environ.get(ENV_WAREHOUSE)
+    return Path(raw) if raw else PROJECT_ROOT / "warehouse" / "demo.duckdb"
+
+
+def tables_path() -> Path:
+    """Where :func:`write_table` writes: $CSRWH_REPORT_TABLES, else reports/tables."""
+    raw = os.environ.get(ENV_TABLES)
+    return Path(raw) if raw else PROJECT_ROOT / "reports" / TABLES_DIR
+
+
+def connect(warehouse: Path | None = None):
+    """Read-only connection, single-threaded so floating-point aggregates are reproducible."""
+    from csrwh.query import connect_read_only
+
+    con = connect_read_only(Path(warehouse) if warehouse else warehouse_path())
+    con.execute("SET threads = 1")
+    return con
+
+
+def query(con, sql: str, params: Mapping[str, Any] | None = None):
+    """Run SQL, return a polars DataFrame (decimals as floats)."""
+    import polars as pl
+
+    frame = con.sql(sql, params=dict(params) if params else None).pl()
+    casts = [pl.col(name).cast(pl.Float64) for name, dtype in frame.schema.items() if dtype.is_decimal()]
+    return frame.with_columns(casts) if casts else frame
+
+
+def present_corpora(con) -> dict[str, list[str]]:
+    """Corpus -> its subsets with at least one conversation in the warehouse."""
+    rows = con.sql(
+        "select corpus, subset from conversations group by corpus, subset order by corpus, subset"
+    ).fetchall()
+    out: dict[str, list[str]] = {}
+    for corpus, subset in rows:
+        out.setdefault(corpus, []).append(subset)
+    return out
+
+
+def _normalise_floats(frame):
+    import polars as pl
+
+    exprs = []
+    for name, dtype in frame.schema.items():
+        if dtype.is_float():
+            rounded = pl.col(name).round(FLOAT_DECIMALS)
+            # NaN/inf -> null; -0.0 -> 0.0 (so the text never depends on the sign of zero)
+            exprs.append(
+                pl.when(rounded.is_nan() | rounded.is_infinite())
+                .then(None)
+                .when(rounded == 0)
+                .then(pl.lit(0.0, dtype=dtype))
+                .otherwise(rounded)
+                .alias(name)
+            )
+    return frame.with_columns(exprs) if exprs else frame
+
+
+def write_table(frame, name: str) -> Path:
+    """Write a report table as ``tables/<name>.csv``: rows in the given order, floats with
+    :data:`FLOAT_DECIMALS` decimals, NaN written as empty, UTF-8, ``\\n`` line ends."""
+    import polars as pl
+
+    if not isinstance(frame, pl.DataFrame):
+        frame = pl.from_pandas(frame)
+    out = tables_path()
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.csv"
+    _normalise_floats(frame).write_csv(path, float_precision=FLOAT_DECIMALS, line_terminator="\n")
+    return path
+
+
+def _fmt(value: Any, decimals: int) -> tuple[str, str]:
+    """(text, css class) of one table cell."""
+    if value is None or (isinstance(value, float) and (math.isnan(value) or math.isinf(value))):
+        return "–", "null"
+    if isinstance(value, bool):
+        return ("yes" if value else "no"), ""
+    if isinstance(value, int):
+        return f"{value:,}", "num"
+    if isinstance(value, float):
+        text = f"{value:,.{decimals}f}"
+        if text.startswith("-") and not any(ch in "123456789" for ch in text):
+            text = text[1:]  # no "-0.000"
+        return text, "num"
+    if isinstance(value, (dt.datetime, dt.date)):
+        return value.isoformat(), ""
+    return str(value), ""
+
+
+def table_html(
+    frame,
+    decimals: int | Mapping[str, int] = 3,
+    row_class: str | None = None,
+    right: Sequence[str] = (),
+) -> str:
+    """A deterministic HTML table (no ids, no random suffixes) of a polars/pandas frame.
+
+    ``decimals``: float decimals (one for all columns, or per column, default 3);
+    ``row_class``: a column whose first word becomes the row's ``status-<word>`` class;
+    ``right``: text columns to right-align (numbers already formatted as text)."""
+    import polars as pl
+
+    if not isinstance(frame, pl.DataFrame):
+        frame = pl.from_pandas(frame)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns)
+    rows = []
+    classes = frame[row_class].to_list() if row_class and row_class in frame.columns else None
+    for i, row in enumerate(frame.iter_rows()):
+        cells = []
+        for name, value in zip(frame.columns, row):
+            d = decimals.get(name, 3) if isinstance(decimals, Mapping) else decimals
+            text, css = _fmt(value, d)
+            if name in right and css != "null":
+                css = "num"
+            css = (css + " " + _slug(name)).strip()
+            cells.append(f'<td class="{css}">{html.escape(text)}</td>')
+        tr_class = f' class="status-{_slug(str(classes[i]).split(" ")[0])}"' if classes else ""
+        rows.append(f"<tr{tr_class}>{''.join(cells)}</tr>")
+    return (
+        f'<div class="table-wrap"><table class="report"><thead><tr>{head}</tr></thead>'
+        f'<tbody>{"".join(rows)}</tbody></table></div>'
+    )
+
+
+def show_table(frame, decimals: int | Mapping[str, int] = 3, caption: str | None = None,
+               row_class: str | None = None, right: Sequence[str] = ()) -> None:
+    """Display a table in the notebook output (an HTML output, embedded in the report)."""
+    from IPython.display import HTML, display
+
+    cap = f'<p class="caption">{html.escape(caption)}</p>' if caption else ""
+    display(HTML(table_html(frame, decimals, row_class, right) + cap))
+
+
+def show_html(markup: str) -> None:
+    from IPython.display import HTML, display
+
+    display(HTML(markup))
+
+
+def show_absent(corpus: str) -> None:
+    """The standard notice for a section whose corpus is not in the warehouse."""
+    show_html(
+        f'<p class="absent"><strong>{html.escape(CORPUS_NAMES.get(corpus, corpus))}:</strong> '
+        "corpus not present in this warehouse.</p>"
+    )
+
+
+def setup_matplotlib() -> None:
+    """Agg backend, fixed fonts and sizes, no metadata: identical PNG bytes on every run."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    matplotlib.rcParams.update(
+        {
+            "figure.dpi": 100,
+            "savefig.dpi": 100,
+            "font.family": "DejaVu Sans",
+            "font.size": 9,
+            "axes.titlesize": 10,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "svg.hashsalt": "csrwh-report",
+            "path.simplify": True,
+        }
+    )
+
+
+def show_figure(fig, alt: str = "") -> None:
+    """Embed a matplotlib figure as a PNG output (no timestamps or software tags) and close it."""
+    import matplotlib.pyplot as plt
+    from IPython.display import HTML, display
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None}, bbox_inches=None)
+    plt.close(fig)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    display(HTML(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'))
+
+
+def package_versions() -> list[tuple[str, str]]:
+    out = [("python", platform.python_version())]
+    for name in PACKAGES:
+        try:
+            out.append((name, metadata.version(name)))
+        except metadata.PackageNotFoundError:
+            out.append((name, "not installed"))
+    return out
+
+
+def input_files(con):
+    """raw.ingest_files as a table: one row per input file with its sha256."""
+    return query(
+        con,
+        "select corpus, source_path, table_name, size_bytes, n_records, file_sha256 "
+        "from raw.ingest_files order by corpus, source_path",
+    )
+
+
+def inputs_digest(rows: Iterable[tuple[str, str, str]]) -> str:
+    """sha256 over sorted ``corpus/path<TAB>sha256`` lines: one fingerprint of a set of inputs."""
+    lines = sorted(f"{corpus}/{path}\t{sha}" for corpus, path, sha in rows)
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+def show_provenance(con) -> None:
+    """The report header: build, inputs (sha256 of every file), package versions."""
+    build = query(con, "select build_id, built_at, data_dir from build_info").row(0, named=True)
+    files = input_files(con)
+    write_table(files, "input_files")
+    generated = os.environ.get(ENV_GENERATED_AT) or dt.datetime.now(dt.UTC).replace(
+        microsecond=0
+    ).isoformat()
+    per_corpus = []
+    for corpus in sorted(set(files["corpus"].to_list())):
+        sub = files.filter(files["corpus"] == corpus)
+        per_corpus.append(
+            f"<dt>{html.escape(CORPUS_NAMES.get(corpus, corpus))}</dt><dd>{sub.height:,} files, "
+            f"{sum(sub['size_bytes'].to_list()):,} bytes, inputs sha256 "
+            f"{inputs_digest(zip(sub['corpus'], sub['source_path'], sub['file_sha256']))}</dd>"
+        )
+    all_digest = inputs_digest(zip(files["corpus"], files["source_path"], files["file_sha256"]))
+    versions = ", ".join(f"{html.escape(n)} {html.escape(v)}" for n, v in package_versions())
+    built_at = build["built_at"]
+    built_text = built_at.isoformat() if hasattr(built_at, "isoformat") else str(built_at)
+    listing = table_html(files.select("corpus", "source_path", "size_bytes", "n_records", "file_sha256"))
+    show_html(
+        '<dl class="provenance">'
+        f'<dt>Report generated</dt><dd><span id="generated-at">{html.escape(generated)}</span></dd>'
+        f"<dt>Warehouse build</dt><dd>{html.escape(str(build['build_id']))} (built {html.escape(built_text)})</dd>"
+        f"<dt>Data folder</dt><dd>{html.escape(str(build['data_dir']))}</dd>"
+        f"<dt>All inputs</dt><dd>{files.height:,} files, sha256 {all_digest}</dd>"
+        + "".join(per_corpus)
+        + f"<dt>Software</dt><dd>{versions}</dd></dl>"
+        f"<details><summary>sha256 of every input file ({files.height:,})</summary>{listing}</details>"
+        '<div id="toc-here"></div>'
+    )
+
+
+# --------------------------------------------------------------------------- render check
+
+
+CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--hide-scrollbars",
+)
+_CONSOLE_LINE = re.compile(r":CONSOLE[:(]")
+_STATUS_ATTR = re.compile(r'<body[^>]*\bdata-report-status="([^"]*)"')
+_IMAGES_ATTR = re.compile(r'<body[^>]*\bdata-report-images="([^"]*)"')
+
+
+def find_chromium() -> str | None:
+    """Path of a Chromium/Chrome binary ($CSRWH_CHROMIUM first), or None."""
+    explicit = os.environ.get("CSRWH_CHROMIUM")
+    if explicit:
+        return explicit if shutil.which(explicit) else None
+    for name in CHROMIUM_CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@dataclass
+class RenderCheck:
+    """Outcome of rendering the report in headless Chromium."""
+
+    status: str  # what the page's own script reported ("ok" when fine)
+    images: int  # images the page holds
+    console: list[str] = field(default_factory=list)  # console messages (the page logs none)
+    screenshot: Path | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and not self.console and self.screenshot is not None
+
+
+def check_render(
+    report: Path,
+    screenshot: Path,
+    chromium: str | None = None,
+    window: tuple[int, int] = (1280, 2000),
+    timeout_s: int = 120,
+) -> RenderCheck:
+    """Render ``report`` in headless Chromium: read the status the page's script sets
+    (``--dump-dom``), collect console messages (``--enable-logging=stderr``; the page writes
+    none, so any is an error) and save a PNG screenshot of the first screen."""
+    binary = chromium or find_chromium()
+    if not binary:
+        raise CsrwhError("no chromium binary found", hint="apt-get install -y chromium")
+    url = Path(report).resolve().as_uri()
+    screenshot = Path(screenshot).resolve()
+    screenshot.parent.mkdir(parents=True, exist_ok=True)
+    console: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="csrwh-chromium-") as profile:
+        common = [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0"]
+        dom = subprocess.run(
+            [*common, f"--window-size={window[0]},{window[1]}", "--dump-dom", url],
+            capture_output=True, text=True, timeout=timeout_s, check=False,
+        )
+        console += [ln for ln in dom.stderr.splitlines() if _CONSOLE_LINE.search(ln)]
+        if screenshot.exists():
+            screenshot.unlink()
+        shot = subprocess.run(
+            [*common, f"--window-size={window[0]},{window[1]}", f"--screenshot={screenshot}", url],
+            capture_output=True, text=True, timeout=timeout_s, check=False,
+        )
+        console += [ln for ln in shot.stderr.splitlines() if _CONSOLE_LINE.search(ln)]
+    status_match = _STATUS_ATTR.search(dom.stdout)
+    images_match = _IMAGES_ATTR.search(dom.stdout)
+    status = status_match.group(1) if status_match else f"no status (chromium exit {dom.returncode})"
+    return RenderCheck(
+        status=html.unescape(status),
+        images=int(images_match.group(1)) if images_match else 0,
+        console=console,
+        screenshot=screenshot if screenshot.is_file() and screenshot.stat().st_size > 0 else None,
+    )
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m csrwh.report [--warehouse W] [--out DIR] [--screenshot]`` (until ``csrwh report`` is wired)."""
+    import argparse
+
+    from csrwh.config import resolve_warehouse
+
+    parser = argparse.ArgumentParser(prog="python -m csrwh.report", description=build_report.__doc__.splitlines()[0])
+    parser.add_argument("--warehouse", default=None, help="warehouse file (default $CSRWH_WAREHOUSE or warehouse/csr.duckdb)")
+    parser.add_argument("--out", default="reports", help="output folder (default reports/)")
+    parser.add_argument("--screenshot", action="store_true", help="also render in headless Chromium and save statistics.png")
+    args = parser.parse_args(argv)
+    try:
+        page = build_report(resolve_warehouse(args.warehouse), Path(args.out))
+        if args.screenshot:
+            check = check_render(page, page.with_suffix(".png"))
+            print(f"report: render {check.status}; screenshot {check.screenshot}", file=sys.stderr)
+            if not check.ok:
+                return 1
+    except CsrwhError as exc:
+        print(f"error: {exc.message}" + (f"\nhint: {exc.hint}" if exc.hint else ""), file=sys.stderr)
+        return exc.exit_code
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

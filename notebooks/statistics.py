@@ -1,0 +1,766 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # CSR Warehouse — corpus statistics
+#
+# The statistics a dataset paper reports, computed from the warehouse's **marts** (schema
+# `main`) and nothing else: `csrwh report` executes this notebook headless against one
+# warehouse file and writes this page plus the key tables as CSV (`reports/tables/`). Two runs
+# on the same warehouse give identical tables; only the generation time below differs.
+# Figures a corpus's own documentation states are shown next to the warehouse's
+# (section 2); sections for corpora missing from the warehouse say so. (On the generated
+# sample corpora of `make demo` the figures differ from the published ones by design.)
+
+# %%
+from __future__ import annotations
+
+import csv
+import html
+import re
+
+import matplotlib
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from csrwh import report as R
+
+R.setup_matplotlib()
+import matplotlib.pyplot as plt
+
+con = R.connect()
+PRESENT = R.present_corpora(con)
+NAMES = R.CORPUS_NAMES
+CORPORA = [c for c in NAMES if c in PRESENT]  # fixed display order
+COLORS = dict(zip(NAMES, ["#2f5d8a", "#c0504d", "#4f8a3c", "#8064a2", "#d08a1e"]))
+
+
+def q(sql: str, **params) -> pl.DataFrame:
+    """A mart query as a polars frame."""
+    return R.query(con, sql, params)
+
+
+R.show_provenance(con)
+
+# %% [markdown]
+# ## 1. Corpus overview
+#
+# `corpus_stats`: per corpus and subset, conversations, utterances (both sides), mean
+# utterances and merged turns per conversation, mean words per utterance (a CJK character
+# counts as a word) and the share of conversations with intent labels or ratings.
+
+# %%
+absent = [NAMES[c] for c in NAMES if c not in PRESENT]
+R.show_html(
+    "<p>Corpora in this warehouse: <strong>"
+    + ", ".join(f"{NAMES[c]} ({', '.join(PRESENT[c])})" for c in CORPORA)
+    + "</strong>."
+    + (f" Not present: {', '.join(absent)} (their sections say so)." if absent else "")
+    + "</p>"
+)
+overview = q("select * from corpus_stats order by corpus, subset")
+R.write_table(overview, "corpus_overview")
+R.show_table(
+    overview.select(
+        "corpus", "subset", "n_conversations", "n_turns", "n_user_turns", "n_system_turns",
+        pl.col("mean_turns_per_conversation").alias("turns/conv"),
+        pl.col("mean_user_turns_per_conversation").alias("user turns/conv"),
+        pl.col("mean_merged_turns_per_conversation").alias("merged turns/conv"),
+        pl.col("mean_words_per_user_turn").alias("words/user utt."),
+        pl.col("mean_words_per_system_turn").alias("words/system utt."),
+        "intent_annotated_share", "rated_share",
+    ),
+    decimals=2,
+)
+
+# %% [markdown]
+# ## 2. Published figures side by side
+#
+# Every figure a corpus's own documentation states (READMEs, dataset card, the CRSArena-Dial
+# `DataAnalysis.md`, ConvSearch's Table 1) is kept as data in
+# `notebooks/published_figures.csv`, one row per figure with its source. For each, the
+# warehouse's figure is computed from the marts and compared at the published precision:
+# **match** (equal when rounded as published), **explained** (differs, but the documented
+# alternative definition — e.g. user utterances only — reproduces it), **differs**, **subset
+# not present** / **corpus not present in this warehouse**, or **not derivable** (the files do
+# not hold what the figure needs; the reason is given).
+
+# %%
+# metric -> SQL over the marts returning one number; $name parameters come from the CSV's args.
+METRICS = {
+    "conversations": "select count(*) from conversations where corpus = $corpus and ($subset is null or subset = $subset)",
+    "utterances": "select coalesce(sum(n_turns), 0) from conversations where corpus = $corpus and ($subset is null or subset = $subset)",
+    "user_utterances": "select coalesce(sum(n_user_turns), 0) from conversations where corpus = $corpus and ($subset is null or subset = $subset)",
+    "rated_conversations": "select count(distinct conversation_id) from ratings where corpus = $corpus",
+    "judged_conversations": "select count(distinct conversation_id) from relevance_judgments",
+    "relevance_judgments": "select count(*) from relevance_judgments",
+    "systems": "select count(distinct system_id) from conversations where corpus = $corpus",
+    "votes": "select count(*) from votes",
+    # one line per vote record, plus a line per line break inside feedback, plus one header per file
+    "vote_csv_lines": """select count(*)
+            + coalesce(sum(length(feedback) - length(replace(feedback, chr(10), ''))), 0)
+            + count(distinct environment) from votes""",
+    "crs_conversations": """select count(*) from conversations where corpus = 'crsarena'
+            and subset = $environment and ($system is null or system_id = $system)""",
+    "crs_elo": "select elo from crs_leaderboard where environment = $environment and system_id = $system",
+    "crs_elo_rank": "select elo_rank from crs_leaderboard where environment = $environment and system_id = $system",
+    "mean_turns": "select avg(n_turns) from conversations where corpus = $corpus",
+    "mean_merged_turns": "select avg(n_merged_turns) from conversations where corpus = $corpus",
+    "queries_per_dialogue": """select (select count(*) from search_queries)
+            / nullif((select count(*) from conversations where corpus = 'convsearch'), 0)""",
+    "clicked_queries_per_dialogue": """select (select count(*) from search_queries where has_click)
+            / nullif((select count(*) from conversations where corpus = 'convsearch'), 0)""",
+    "words_per_query": "select avg(n_words) from search_queries",
+    "landing_pages_per_dialogue": """select (select count(*) from landing_page_views)
+            / nullif((select count(*) from conversations where corpus = 'convsearch'), 0)""",
+    "recoreact_users": "select count(distinct user_id) from conversations where corpus = 'recoreact'",
+    # a RecoReact turn's source id is '<impression id>:<text field>'
+    "recoreact_impressions": """select count(distinct conversation_id || '|' || split_part(source_turn_id, ':', 1))
+            from turns where corpus = 'recoreact'""",
+    "items": "select count(*) from items where corpus = $corpus and item_kind = $kind",
+}
+
+
+def crs_open_closed(quantity: str) -> pl.DataFrame:
+    """Per system with a value in both environments: the open and the closed value."""
+    column = {"elo": "elo", "satisfaction": "satisfaction_rate"}[quantity]
+    return q(
+        f"""select o.system_id, o.{column} as open_value, c.{column} as closed_value
+            from crs_leaderboard o join crs_leaderboard c using (system_id)
+            where o.environment = 'open' and c.environment = 'closed'
+              and o.{column} is not null and c.{column} is not null
+            order by o.system_id"""
+    )
+
+
+def correlation(quantity: str, method: str) -> tuple[float | None, int]:
+    pairs = crs_open_closed(quantity)
+    x, y = pairs["open_value"].to_numpy(), pairs["closed_value"].to_numpy()
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return None, len(x)
+    fn = stats.pearsonr if method == "pearson" else stats.spearmanr
+    return float(fn(x, y).statistic), len(x)
+
+
+def metric_value(metric: str, args: dict) -> float | None:
+    if metric == "crs_open_closed_correlation":
+        return correlation(args["quantity"], args["method"])[0]
+    sql = METRICS[metric]
+    names = set(re.findall(r"\$(\w+)", sql))
+    rows = con.sql(sql, params={n: args.get(n) for n in names} if names else None).fetchall()
+    return None if not rows or rows[0][0] is None else float(rows[0][0])
+
+
+def parse_args(text: str) -> dict:
+    return dict(part.split("=", 1) for part in text.split(";") if part) if text else {}
+
+
+with open("published_figures.csv", encoding="utf-8", newline="") as fh:
+    PUBLISHED = list(csv.DictReader(fh))
+
+comparison = []
+for row in PUBLISHED:
+    corpus, published, precision = row["corpus"], float(row["published"]), int(row["precision"])
+    needed = [s for s in row["subsets"].split(";") if s]
+    missing = [s for s in needed if s not in PRESENT.get(corpus, [])]
+    args = parse_args(row["args"])
+    value = rounded = difference = alt_value = None
+    explanation = ""
+    if corpus not in PRESENT:
+        status = "corpus not present in this warehouse"
+    elif not row["metric"]:
+        status, explanation = "not derivable", row["explanation"]
+    else:
+        value = metric_value(row["metric"], args)
+        if value is not None:
+            rounded = round(value, precision) + 0.0
+            difference = round(rounded - published, 9) + 0.0
+        if row["alt_metric"]:
+            alt_value = metric_value(row["alt_metric"], parse_args(row["alt_args"]) or args)
+        if missing and not (value is not None and difference == 0):
+            status = "subset not present: " + ", ".join(missing)
+            explanation = row["explanation"]
+        elif value is None:
+            status = "differs"
+            explanation = "The warehouse has no value for this figure."
+        elif difference == 0:
+            status = "match"
+        elif alt_value is not None and round(alt_value, precision) == published:
+            status = "explained"
+            explanation = f"{row['explanation']} Warehouse {row['alt_figure']}: {alt_value:,.{max(precision, 0)}f}."
+        else:
+            status = "differs"
+            explanation = row["explanation"]
+    comparison.append(
+        {
+            "figure_id": row["figure_id"], "corpus": corpus, "figure": row["figure"],
+            "published": published, "warehouse": value, "warehouse_rounded": rounded,
+            "difference": difference, "alt_figure": row["alt_figure"] or None, "alt_value": alt_value,
+            "status": status, "explanation": explanation or None, "source": row["source"],
+        }
+    )
+comparison = pl.DataFrame(
+    comparison,
+    schema={
+        "figure_id": pl.Utf8, "corpus": pl.Utf8, "figure": pl.Utf8, "published": pl.Float64,
+        "warehouse": pl.Float64, "warehouse_rounded": pl.Float64, "difference": pl.Float64,
+        "alt_figure": pl.Utf8, "alt_value": pl.Float64, "status": pl.Utf8, "explanation": pl.Utf8,
+        "source": pl.Utf8,
+    },
+)
+R.write_table(comparison, "published_vs_warehouse")
+
+summary = comparison.group_by("status").len().sort("status")
+R.show_html(
+    "<p>Figures compared: "
+    + ", ".join(f"<strong>{n}</strong> {s}" for s, n in summary.iter_rows())
+    + f" (of {comparison.height}).</p>"
+)
+
+
+def per_system(figure_id: str) -> bool:
+    """CRSArena per-system figures (Elo, rank, dialogues of one system): folded away below."""
+    parts = figure_id.split(".")
+    return parts[0] == "crsarena" and parts[1] in ("elo", "elo_rank", "dialogues") and len(parts) == 4
+
+
+def comparison_rows(part: pl.DataFrame) -> pl.DataFrame:
+    """Published vs warehouse, numbers as text at the published precision."""
+    precision = {p["figure_id"]: int(p["precision"]) for p in PUBLISHED}
+    shown = []
+    for r in part.to_dicts():
+        d = max(precision[r["figure_id"]], 0)
+        value, diff = r["warehouse"], r["difference"]
+        shown.append({
+            "figure": r["figure"],
+            "published": f"{r['published']:,.{d}f}",
+            # the unrounded warehouse value: integers as such, fractions with two more decimals
+            "warehouse": None if value is None else f"{value:,.{0 if value.is_integer() else d + 2}f}",
+            "difference": None if diff is None else (f"{0:.{d}f}" if diff == 0 else f"{diff:+,.{d}f}"),
+            "status": r["status"],
+            "explanation": r["explanation"],
+        })
+    return pl.DataFrame(shown, schema={k: pl.Utf8 for k in ("figure", "published", "warehouse", "difference", "status", "explanation")})
+
+
+for corpus in NAMES:
+    part = comparison.filter(pl.col("corpus") == corpus)
+    if part.is_empty():
+        continue
+    folded = part.filter(pl.col("figure_id").map_elements(per_system, return_dtype=pl.Boolean))
+    main = part.filter(~pl.col("figure_id").map_elements(per_system, return_dtype=pl.Boolean))
+    sources = sorted(set(part["source"].to_list()))
+    right = ("published", "warehouse", "difference")
+    html_parts = [f"<h3>{NAMES[corpus]}</h3>", R.table_html(comparison_rows(main), row_class="status", right=right)]
+    if not folded.is_empty():
+        counts = folded.group_by("status").len().sort("status")
+        tally = ", ".join(f"{n} {s}" for s, n in counts.iter_rows())
+        html_parts.append(
+            f"<details><summary>Per-system figures ({folded.height}: {tally})</summary>"
+            + R.table_html(comparison_rows(folded), row_class="status", right=right) + "</details>"
+        )
+    html_parts.append('<p class="caption">Sources: ' + " | ".join(html.escape(x) for x in sources) + "</p>")
+    R.show_html("".join(html_parts))
+
+# %% [markdown]
+# ## 3. Conversation and utterance lengths
+#
+# Utterances per conversation (both sides) and words per utterance by role. Words are
+# whitespace-separated tokens, with every CJK character counted as one word
+# (`turns.n_words`), so Chinese and English lengths compare.
+
+# %%
+conv_len = q(
+    """select corpus, count(*) as n_conversations,
+              avg(n_turns) as mean_turns, median(n_turns) as median_turns,
+              quantile_cont(n_turns, 0.9) as p90_turns, max(n_turns) as max_turns,
+              avg(n_user_turns) as mean_user_turns, avg(n_merged_turns) as mean_merged_turns
+       from conversations group by corpus order by corpus"""
+)
+R.write_table(conv_len, "conversation_length")
+R.show_table(conv_len, decimals=2)
+
+utt_len = q(
+    """select corpus, role, count(*) as n_utterances,
+              avg(n_words) as mean_words, median(n_words) as median_words,
+              quantile_cont(n_words, 0.9) as p90_words, max(n_words) as max_words,
+              avg(n_chars) as mean_chars
+       from turns group by corpus, role order by corpus, role"""
+)
+R.write_table(utt_len, "utterance_length")
+R.show_table(utt_len, decimals=2)
+
+if CORPORA:
+    per_conv = q("select corpus, n_turns from conversations order by corpus, conversation_id")
+    fig, axes = plt.subplots(1, len(CORPORA), figsize=(2.6 * len(CORPORA) + 0.6, 2.6), squeeze=False)
+    for ax, corpus in zip(axes[0], CORPORA):
+        values = per_conv.filter(pl.col("corpus") == corpus)["n_turns"].to_numpy()
+        top = int(np.percentile(values, 99)) + 1
+        ax.hist(np.minimum(values, top), bins=np.arange(0, top + 2) - 0.5, color=COLORS[corpus])
+        ax.set_title(NAMES[corpus])
+        ax.set_xlabel("utterances per conversation")
+    axes[0][0].set_ylabel("conversations")
+    fig.suptitle("Conversation length (last bin: 99th percentile and above)", fontsize=10)
+    fig.tight_layout()
+    R.show_figure(fig, "Histograms of utterances per conversation per corpus")
+
+    words = q("select corpus, role, n_words from turns where n_words is not null order by corpus, role, turn_id")
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    labels, data, colors = [], [], []
+    for corpus in CORPORA:
+        for role in ("user", "system"):
+            values = words.filter((pl.col("corpus") == corpus) & (pl.col("role") == role))["n_words"].to_numpy()
+            if len(values):
+                labels.append(f"{NAMES[corpus]}\n{role}")
+                data.append(np.maximum(values, 1))
+                colors.append(COLORS[corpus])
+    box = ax.boxplot(data, showfliers=False, patch_artist=True, widths=0.6)
+    for patch, color in zip(box["boxes"], colors):
+        patch.set_facecolor(color)
+        patch.set_alpha(0.6)
+    ax.set_xticks(range(1, len(labels) + 1), labels, fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("words per utterance (log)")
+    ax.set_title("Utterance length by corpus and role (boxes: quartiles; whiskers: 1.5 IQR)")
+    fig.tight_layout()
+    R.show_figure(fig, "Box plots of words per utterance by corpus and role")
+
+# %% [markdown]
+# ## 4. Intents and annotator agreement
+#
+# Primary intent labels per corpus and label scheme, mapped to shared families by the
+# `intent_taxonomy` seed (`intents.intent_family`). Agreement: `annotator_agreement`
+# (Fleiss' kappa for intent labels, Krippendorff's alpha for ordinal quality ratings) and,
+# from `intent_consensus`, how often the annotators of a turn agree on its family.
+
+# %%
+families = q(
+    """select corpus, label_scheme, intent_family, count(*) as n_labels,
+              count(distinct turn_index || '@' || conversation_id) as n_turns,
+              count(*) / sum(count(*)) over (partition by corpus, label_scheme) as share_of_labels
+       from intents where is_primary
+       group by corpus, label_scheme, intent_family
+       order by corpus, label_scheme, intent_family"""
+)
+R.write_table(families, "intent_families")
+if families.is_empty():
+    R.show_html("<p>No intent labels in this warehouse.</p>")
+else:
+    R.show_table(families, decimals=3)
+    schemes = families.select("corpus", "label_scheme").unique().sort("corpus", "label_scheme")
+    all_families = sorted(set(families["intent_family"].to_list()))
+    cmap = matplotlib.colormaps["tab10"]
+    fig, ax = plt.subplots(figsize=(9, 0.55 * schemes.height + 1.4))
+    ylabels = [f"{NAMES.get(c, c)} · {s}" for c, s in schemes.iter_rows()]
+    for i, (corpus, scheme) in enumerate(schemes.iter_rows()):
+        left = 0.0
+        part = families.filter((pl.col("corpus") == corpus) & (pl.col("label_scheme") == scheme))
+        shares = dict(zip(part["intent_family"], part["share_of_labels"]))
+        for j, family in enumerate(all_families):
+            share = shares.get(family, 0.0)
+            ax.barh(i, share, left=left, color=cmap(j % 10), label=family if i == 0 else None)
+            left += share
+    ax.set_yticks(range(schemes.height), ylabels)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of primary labels")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(j % 10)) for j in range(len(all_families))]
+    ax.legend(handles, all_families, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
+    ax.set_title("Intent families per corpus and label scheme")
+    fig.tight_layout()
+    R.show_figure(fig, "Stacked bars of intent family shares")
+
+labels = q("select * from intent_distribution order by corpus, label_scheme, raw_label")
+R.write_table(labels, "intent_labels")
+R.show_html("<h3>Raw labels</h3>")
+R.show_table(labels, decimals=3)
+
+R.show_html("<h3>Annotator agreement</h3>")
+agreement = q("select * from annotator_agreement order by corpus, subject, measure")
+R.write_table(agreement, "annotator_agreement")
+R.show_table(agreement, decimals=3)
+consensus = q(
+    """select corpus, label_scheme, count(*) as n_turns,
+              count(*) filter (where n_annotators >= 2) as n_turns_multi,
+              avg(n_annotators) as mean_annotators,
+              avg(agreement_share) filter (where n_annotators >= 2) as mean_agreement_share,
+              avg(case when is_unanimous then 1.0 else 0.0 end) filter (where n_annotators >= 2) as unanimous_share
+       from intent_consensus group by corpus, label_scheme order by corpus, label_scheme"""
+)
+R.write_table(consensus, "intent_consensus_summary")
+R.show_table(consensus, decimals=3, caption="Agreement shares over turns with at least two annotators.")
+
+# %% [markdown]
+# ## 5. Quality ratings
+#
+# Every rating in `ratings`, per corpus, rater kind and aspect: the distribution of values on
+# each aspect's own scale (`rating_scales` seed), and means (also normalised to [0, 1]).
+
+# %%
+rating_summary = q(
+    """select corpus, rater_kind, aspect,
+              case when turn_index is null then 'conversation' else 'turn' end as level,
+              count(*) as n_ratings, count(distinct conversation_id) as n_conversations,
+              min(scale_min) as scale_min, max(scale_max) as scale_max,
+              avg(value) as mean_value, avg(value_normalized) as mean_normalized,
+              bool_and(higher_is_better) as higher_is_better
+       from ratings group by all order by corpus, rater_kind, aspect, level"""
+)
+R.write_table(rating_summary, "rating_summary")
+rating_dist = q(
+    """select corpus, rater_kind, aspect, value, count(*) as n_ratings,
+              count(*) / sum(count(*)) over (partition by corpus, rater_kind, aspect) as share
+       from ratings group by corpus, rater_kind, aspect, value
+       order by corpus, rater_kind, aspect, value"""
+)
+R.write_table(rating_dist, "rating_distribution")
+R.show_table(rating_summary, decimals={"scale_min": 0, "scale_max": 0, "mean_value": 3, "mean_normalized": 3})
+
+if not rating_dist.is_empty():
+    cmap = matplotlib.colormaps["RdYlGn"]
+    rated = [c for c in CORPORA if c in set(rating_dist["corpus"].to_list())]
+    groups = {c: rating_summary.filter(pl.col("corpus") == c).select("rater_kind", "aspect").unique().sort("rater_kind", "aspect")
+              for c in rated}
+    heights = [max(groups[c].height, 1) for c in rated]
+    fig, axes = plt.subplots(len(rated), 1, figsize=(9, 0.28 * sum(heights) + 0.9 * len(rated) + 0.6),
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, corpus in zip(axes[:, 0], rated):
+        for i, (kind, aspect) in enumerate(groups[corpus].iter_rows()):
+            part = rating_dist.filter((pl.col("corpus") == corpus) & (pl.col("rater_kind") == kind) & (pl.col("aspect") == aspect))
+            scale = rating_summary.filter((pl.col("corpus") == corpus) & (pl.col("rater_kind") == kind) & (pl.col("aspect") == aspect)).row(0, named=True)
+            span = (scale["scale_max"] - scale["scale_min"]) or 1
+            left = 0.0
+            for value, share in zip(part["value"], part["share"]):
+                norm = (value - scale["scale_min"]) / span
+                ax.barh(i, share, left=left, color=cmap(norm if scale["higher_is_better"] else 1 - norm), edgecolor="white", linewidth=0.4)
+                left += share
+        ax.set_yticks(range(groups[corpus].height), [f"{a} ({k})" for k, a in groups[corpus].iter_rows()], fontsize=7.5)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.set_title(NAMES[corpus], loc="left")
+    axes[-1, 0].set_xlabel("share of ratings (colour: red = worst end of the aspect's scale, green = best)")
+    fig.tight_layout()
+    R.show_figure(fig, "Stacked bars of rating value shares per aspect")
+
+# %% [markdown]
+# ### RecLLMSim: quality by number of user turns
+#
+# `quality_by_length`: mean LLM rating per aspect by the number of user messages (the
+# dataset's own "turns").
+
+# %%
+qbl = q("select * from quality_by_length where corpus = 'recllmsim' order by aspect, n_user_turns")
+R.write_table(qbl, "recllmsim_quality_by_user_turns")
+if "recllmsim" not in PRESENT:
+    R.show_absent("recllmsim")
+elif qbl.is_empty():
+    R.show_html("<p>No conversation-level RecLLMSim ratings in this warehouse.</p>")
+else:
+    wide = qbl.pivot(on="aspect", index="n_user_turns", values="mean_value", sort_columns=True).sort("n_user_turns")
+    counts = qbl.group_by("n_user_turns").agg(pl.col("n_conversations").max()).sort("n_user_turns")
+    R.show_table(counts.join(wide, on="n_user_turns").rename({"n_conversations": "conversations"}), decimals=2,
+                 caption="Mean rating per aspect (each aspect on its own scale) by number of user turns.")
+    fig, ax = plt.subplots(figsize=(9, 3.4))
+    cmap = matplotlib.colormaps["tab10"]
+    for j, aspect in enumerate(sorted(set(qbl["aspect"].to_list()))):
+        part = qbl.filter(pl.col("aspect") == aspect)
+        ax.plot(part["n_user_turns"], part["mean_value_normalized"], marker="o", ms=3, color=cmap(j % 10), label=aspect)
+    ax.set_xlabel("user turns in the conversation")
+    ax.set_ylabel("mean rating (normalised)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=7.5, ncol=2, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    ax.set_title("RecLLMSim quality by conversation length")
+    fig.tight_layout()
+    R.show_figure(fig, "RecLLMSim mean normalised rating by number of user turns")
+
+# %% [markdown]
+# ## 6. CRS Arena (CRSArena-Dial)
+#
+# Conversations per system and crowdsourcing environment, user satisfaction per system,
+# the `crs_leaderboard` (sequential Elo as the dataset's analysis, Bradley–Terry strengths on
+# the Elo scale with 95% bootstrap intervals), and how well the open and closed environments
+# agree (Pearson and Spearman over systems, as the dataset's `DataAnalysis.md`).
+
+# %%
+crs_conv = q(
+    """select subset as environment, system_id, count(*) as n_conversations,
+              count(user_sentiment) as n_with_sentiment,
+              count(*) filter (where user_sentiment = 'satisfied') as n_satisfied,
+              count(*) filter (where user_sentiment = 'satisfied') / nullif(count(user_sentiment), 0) as satisfaction_rate
+       from conversations where corpus = 'crsarena'
+       group by subset, system_id order by environment, system_id"""
+)
+R.write_table(crs_conv, "crsarena_conversations")
+leaderboard = q("select * from crs_leaderboard order by environment, elo_rank nulls last, system_id")
+R.write_table(leaderboard, "crsarena_leaderboard")
+corr_rows = []
+for quantity in ("elo", "satisfaction"):
+    for method in ("pearson", "spearman"):
+        value, n = correlation(quantity, method)
+        corr_rows.append({"quantity": quantity, "method": method, "coefficient": value, "n_systems": n})
+corr = pl.DataFrame(corr_rows, schema={"quantity": pl.Utf8, "method": pl.Utf8, "coefficient": pl.Float64, "n_systems": pl.Int64})
+if "crsarena" not in PRESENT:
+    corr = corr.clear()
+R.write_table(corr, "crsarena_open_closed_correlation")
+
+if "crsarena" not in PRESENT:
+    R.show_absent("crsarena")
+else:
+    wide = crs_conv.pivot(on="environment", index="system_id", values=["n_conversations", "satisfaction_rate"], sort_columns=True).sort("system_id")
+    R.show_table(wide, decimals=3, caption="Conversations and share of satisfied users per system and environment.")
+    envs = sorted(set(crs_conv["environment"].to_list()))
+    systems = sorted(set(crs_conv["system_id"].to_list()))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+    width = 0.8 / max(len(envs), 1)
+    for k, env in enumerate(envs):
+        part = dict(zip(*crs_conv.filter(pl.col("environment") == env).select("system_id", "n_conversations").to_dict(as_series=False).values()))
+        sat = dict(zip(*crs_conv.filter(pl.col("environment") == env).select("system_id", "satisfaction_rate").to_dict(as_series=False).values()))
+        xs = np.arange(len(systems)) + (k - (len(envs) - 1) / 2) * width
+        axes[0].bar(xs, [part.get(s, 0) for s in systems], width, label=env)
+        axes[1].bar(xs, [sat.get(s) or 0 for s in systems], width, label=env)
+    for ax, title in zip(axes, ("Conversations per system", "Share of satisfied users")):
+        ax.set_xticks(range(len(systems)), systems, rotation=45, ha="right", fontsize=7.5)
+        ax.set_title(title)
+        ax.legend(fontsize=8, frameon=False)
+    axes[1].set_ylim(0, 1)
+    fig.tight_layout()
+    R.show_figure(fig, "CRS Arena conversations and satisfaction per system")
+
+    R.show_html("<h3>Leaderboards</h3>")
+    published_elo = {
+        r["figure_id"].split(".", 2)[2]: r["published"] for r in comparison.to_dicts() if r["figure_id"].startswith("crsarena.elo.")
+    }
+    shown = leaderboard.with_columns(
+        pl.struct("environment", "system_id").map_elements(
+            lambda s: published_elo.get(f"{s['environment']}.{s['system_id']}"), return_dtype=pl.Float64
+        ).alias("published_elo")
+    ).select(
+        "environment", "elo_rank", "system_id", "battles", "wins", "ties", "losses", "win_rate",
+        "elo", "published_elo", "bt_strength", "bt_ci_low", "bt_ci_high", "n_conversations", "satisfaction_rate",
+    )
+    R.show_table(shown, decimals={"win_rate": 3, "satisfaction_rate": 3, "elo": 1, "published_elo": 0,
+                                  "bt_strength": 1, "bt_ci_low": 1, "bt_ci_high": 1})
+    lb_envs = [e for e in ("open", "closed", "global") if e in set(leaderboard["environment"].to_list())]
+    fig, axes = plt.subplots(1, len(lb_envs), figsize=(3.6 * len(lb_envs) + 0.6, 3.6), squeeze=False, sharex=True)
+    for ax, env in zip(axes[0], lb_envs):
+        part = leaderboard.filter((pl.col("environment") == env) & pl.col("bt_strength").is_not_null()).sort("bt_strength")
+        ys = np.arange(part.height)
+        bt = part["bt_strength"].to_numpy()
+        ax.errorbar(bt, ys, xerr=[bt - part["bt_ci_low"].to_numpy(), part["bt_ci_high"].to_numpy() - bt],
+                    fmt="o", ms=4, color="#2f5d8a", ecolor="#9bb3cc", capsize=2, label="Bradley–Terry (95% CI)")
+        ax.plot(part["elo"].to_numpy(), ys, "D", ms=4, color="#c0504d", label="Elo")
+        ax.axvline(1000, color="#999", lw=0.6, ls=":")
+        ax.set_yticks(ys, part["system_id"].to_list(), fontsize=7.5)
+        ax.set_title(f"{env}")
+        ax.set_xlabel("rating (Elo scale)")
+    axes[0][0].legend(fontsize=7.5, frameon=False, loc="lower right")
+    fig.tight_layout()
+    R.show_figure(fig, "CRS leaderboards: Bradley-Terry strengths with intervals and Elo")
+
+    R.show_html("<h3>Open vs closed environment</h3>")
+    R.show_table(corr, decimals=3, caption="Correlation over systems of the open-environment and closed-environment "
+                 "Elo ratings and satisfaction rates (published: Elo 0.763 / 0.700, satisfaction 0.843 / 0.726).")
+
+# %% [markdown]
+# ## 7. ConvSearch search behaviour
+#
+# The agents' searches behind their answers: queries and queries with a click per dialogue,
+# words per query, landing pages per dialogue, click-through by rank (content results;
+# share of SERP views with a click on that rank) and dwell times on SERPs and landing pages.
+
+# %%
+per_dialogue = q(
+    """with dialogues as (select conversation_id from conversations where corpus = 'convsearch'),
+       queries as (select conversation_id, count(*) as n_queries, count(*) filter (where has_click) as n_clicked
+                   from search_queries group by conversation_id),
+       serps as (select conversation_id, count(*) as n_serps from serp_views group by conversation_id),
+       landings as (select conversation_id, count(*) as n_landing from landing_page_views group by conversation_id),
+       per as (select d.conversation_id, coalesce(q.n_queries, 0) as queries, coalesce(q.n_clicked, 0) as queries_with_clicks,
+                      coalesce(s.n_serps, 0) as serp_views, coalesce(l.n_landing, 0) as landing_pages
+               from dialogues d left join queries q using (conversation_id) left join serps s using (conversation_id)
+               left join landings l using (conversation_id)),
+       long as (unpivot per on queries, queries_with_clicks, serp_views, landing_pages into name measure value value)
+       select measure, 'per dialogue' as unit, count(*) as n, avg(value) as mean, median(value) as median,
+              quantile_cont(value, 0.9) as p90, max(value) as max
+       from long group by measure
+       union all
+       select 'words_per_query', 'per query', count(*), avg(n_words), median(n_words),
+              quantile_cont(n_words, 0.9), max(n_words)
+       from search_queries having count(*) > 0
+       order by unit, measure"""
+)
+R.write_table(per_dialogue, "convsearch_search_behaviour")
+ctr = q(
+    """select rank, count(*) as n_clicks, count(distinct serp_view_id) as n_serp_views_clicked,
+              count(distinct serp_view_id) / (select count(*) from serp_views) as click_through_rate
+       from result_clicks where click_type = 'content' group by rank order by rank"""
+)
+R.write_table(ctr, "convsearch_click_through_by_rank")
+dwell = q(
+    """with d as (select 'serp' as page_kind, dwell_ms from serp_views where dwell_ms is not null
+                  union all
+                  select 'landing_page', dwell_ms from landing_page_views where dwell_ms is not null)
+       select page_kind, count(*) as n_views, avg(dwell_ms) / 1000 as mean_s,
+              quantile_cont(dwell_ms, 0.25) / 1000 as p25_s, median(dwell_ms) / 1000 as median_s,
+              quantile_cont(dwell_ms, 0.75) / 1000 as p75_s, quantile_cont(dwell_ms, 0.9) / 1000 as p90_s
+       from d group by page_kind order by page_kind"""
+)
+R.write_table(dwell, "convsearch_dwell_times")
+if "convsearch" not in PRESENT:
+    R.show_absent("convsearch")
+else:
+    R.show_table(per_dialogue, decimals=2)
+    R.show_table(ctr, decimals=3, caption="Content clicks by the rank of the clicked result.")
+    R.show_table(dwell, decimals=1, caption="Dwell time in seconds.")
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.2))
+    if not ctr.is_empty():
+        axes[0].bar(ctr["rank"].to_numpy(), ctr["click_through_rate"].to_numpy(), color=COLORS["convsearch"])
+    axes[0].set_xlabel("rank of the clicked result")
+    axes[0].set_ylabel("share of SERP views")
+    axes[0].set_title("Click-through by rank")
+    times = q("""select 'serp' as page_kind, dwell_ms from serp_views where dwell_ms > 0
+                 union all select 'landing_page', dwell_ms from landing_page_views where dwell_ms > 0
+                 order by page_kind, dwell_ms""")
+    if not times.is_empty():
+        bins = np.logspace(np.log10(max(times["dwell_ms"].min() / 1000, 0.1)), np.log10(times["dwell_ms"].max() / 1000 + 1), 30)
+        for kind, color in (("serp", "#2f5d8a"), ("landing_page", "#d08a1e")):
+            vals = times.filter(pl.col("page_kind") == kind)["dwell_ms"].to_numpy() / 1000
+            if len(vals):
+                axes[1].hist(vals, bins=bins, alpha=0.6, color=color, label=kind)
+        axes[1].set_xscale("log")
+        axes[1].legend(fontsize=8, frameon=False)
+    axes[1].set_xlabel("dwell time (s, log)")
+    axes[1].set_title("Dwell times")
+    fig.tight_layout()
+    R.show_figure(fig, "ConvSearch click-through by rank and dwell time histograms")
+
+# %% [markdown]
+# ## 8. CoSRec relevance judgments
+#
+# The curated relevance judgments (`relevance_judgments`): grades 0 (not), 1 (partially)
+# and 2 (highly relevant) per intent kind — search topics judge MS MARCO passages,
+# personalised recommendation topics judge Amazon products — and judged items per topic.
+
+# %%
+grades = q(
+    """select judgment_kind, grade, count(*) as n_judgments,
+              count(*) / sum(count(*)) over (partition by judgment_kind) as share
+       from relevance_judgments group by judgment_kind, grade order by judgment_kind, grade"""
+)
+R.write_table(grades, "cosrec_relevance_grades")
+per_topic = q(
+    """with t as (select judgment_kind, topic_id, count(*) as n_judged,
+                         count(*) filter (where grade >= 1) as n_relevant
+                  from relevance_judgments group by judgment_kind, topic_id)
+       select judgment_kind, count(*) as n_topics, sum(n_judged) as n_judgments,
+              min(n_judged) as min_judged, median(n_judged) as median_judged, avg(n_judged) as mean_judged,
+              max(n_judged) as max_judged, avg(n_relevant) as mean_relevant,
+              count(*) filter (where n_relevant = 0) as topics_without_relevant
+       from t group by judgment_kind order by judgment_kind"""
+)
+R.write_table(per_topic, "cosrec_judged_items_per_topic")
+if "cosrec" not in PRESENT:
+    R.show_absent("cosrec")
+elif grades.is_empty():
+    R.show_html("<p>No relevance judgments in this warehouse (they come with CoSRec-Curated).</p>")
+else:
+    R.show_table(grades, decimals=3)
+    R.show_table(per_topic, decimals=2)
+    topic_sizes = q("""select judgment_kind, topic_id, count(*) as n_judged from relevance_judgments
+                       group by judgment_kind, topic_id order by judgment_kind, topic_id""")
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.0))
+    kinds = sorted(set(grades["judgment_kind"].to_list()))
+    grade_colors = {0: "#c0504d", 1: "#e6b84a", 2: "#4f8a3c"}
+    for i, kind in enumerate(kinds):
+        left = 0.0
+        part = grades.filter(pl.col("judgment_kind") == kind)
+        for grade, share in zip(part["grade"], part["share"]):
+            axes[0].barh(i, share, left=left, color=grade_colors.get(int(grade), "#999"), label=f"grade {grade}" if i == 0 else None)
+            left += share
+    axes[0].set_yticks(range(len(kinds)), kinds)
+    axes[0].set_xlim(0, 1)
+    axes[0].set_xlabel("share of judgments")
+    axes[0].set_title("Relevance grades per intent kind")
+    axes[0].legend(fontsize=8, frameon=False, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.25))
+    for kind, color in zip(kinds, ("#2f5d8a", "#d08a1e")):
+        vals = topic_sizes.filter(pl.col("judgment_kind") == kind)["n_judged"].to_numpy()
+        axes[1].hist(vals, bins=20, alpha=0.6, color=color, label=kind)
+    axes[1].set_xlabel("judged items per topic")
+    axes[1].set_ylabel("topics")
+    axes[1].set_title("Judged items per topic")
+    axes[1].legend(fontsize=8, frameon=False)
+    fig.tight_layout()
+    R.show_figure(fig, "CoSRec relevance grades and judged items per topic")
+
+# %% [markdown]
+# ## 9. RecoReact ratings and selections by round and domain
+#
+# Each user has three rounds; in each, three slates of 12 items (after the request and the
+# two updates), each rated 1–9 (`rating1..3`), and a summary rated 1–9. The round of a rating
+# is the position of its impression among the user's impressions (turns are in round order);
+# selections come from `item_interactions`.
+
+# %%
+rounds = q(
+    """with turn_rounds as (
+           select conversation_id, turn_index,
+                  dense_rank() over (partition by conversation_id order by impression_first_turn) as round
+           from (select conversation_id, turn_index,
+                        min(turn_index) over (partition by conversation_id, split_part(source_turn_id, ':', 1)) as impression_first_turn
+                 from turns where corpus = 'recoreact')),
+       impressions as (
+           select c.subset as domain, r.round, count(distinct r.conversation_id) as n_impressions
+           from turn_rounds r join conversations c using (conversation_id) group by all),
+       rated as (
+           select c.subset as domain, tr.round,
+                  avg(value) filter (where aspect = 'rating1') as mean_rating1,
+                  avg(value) filter (where aspect = 'rating2') as mean_rating2,
+                  avg(value) filter (where aspect = 'rating3') as mean_rating3,
+                  avg(value) filter (where aspect = 'rating_summary') as mean_rating_summary
+           from ratings x join turn_rounds tr using (conversation_id, turn_index)
+           join conversations c using (conversation_id)
+           where x.corpus = 'recoreact' group by all),
+       selected as (
+           select domain, round, count(*) as n_selected_items from item_interactions group by all)
+       select i.domain, i.round, i.n_impressions, r.mean_rating1, r.mean_rating2, r.mean_rating3,
+              r.mean_rating_summary, coalesce(s.n_selected_items, 0) as n_selected_items,
+              coalesce(s.n_selected_items, 0) / i.n_impressions as mean_selected_per_impression
+       from impressions i left join rated r using (domain, round) left join selected s using (domain, round)
+       order by domain, round"""
+)
+R.write_table(rounds, "recoreact_rounds")
+if "recoreact" not in PRESENT:
+    R.show_absent("recoreact")
+else:
+    R.show_table(rounds, decimals=2)
+    domains = sorted(set(rounds["domain"].to_list()))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.2))
+    for domain, color in zip(domains, ("#2f5d8a", "#c0504d", "#4f8a3c", "#8064a2")):
+        part = rounds.filter(pl.col("domain") == domain).sort("round")
+        for step, style in (("mean_rating1", "-"), ("mean_rating3", "--")):
+            axes[0].plot(part["round"], part[step], style, marker="o", ms=3, color=color,
+                         label=f"{domain} {'first' if step.endswith('1') else 'last'} slate")
+        axes[1].plot(part["round"], part["mean_selected_per_impression"], marker="o", ms=3, color=color, label=domain)
+    axes[0].set_title("Slate ratings (1–9) by round")
+    axes[0].set_ylabel("mean rating")
+    axes[1].set_title("Selected items per impression by round")
+    for ax in axes:
+        ax.set_xlabel("round")
+        ax.set_xticks([1, 2, 3])
+        ax.legend(fontsize=7.5, frameon=False)
+    fig.tight_layout()
+    R.show_figure(fig, "RecoReact ratings and selections by round and domain")
+
+# %%
+con.close()

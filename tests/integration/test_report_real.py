@@ -1,0 +1,163 @@
+"""`csrwh report` on the real corpora in ../shared/corpora (CoSRec crowd+curated, CRSArena-Dial,
+RecLLMSim; ConvSearch and RecoReact are not available as real data).
+
+Builds a warehouse from the real files, runs the report twice and checks: every table equals
+an independent recomputation from the marts; every input file's sha256 is listed; two runs
+are identical but for the timestamp; the published figures compare as documented (CRSArena
+Elo ratings, ranks and open/closed correlations reproduced, the README's 187 votes and CoSRec
+user-utterance counts explained, absent corpora and the missing CoSRec-Raw partition reported
+as such); the page renders in headless Chromium (screenshot kept in reports/ci/real/).
+Override the corpora location with $CSRWH_SHARED_CORPORA. Skips
+when the folder is absent, except under CI (env CI set), where that is a failure.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from csrwh import report
+from csrwh.build import build
+
+pytestmark = pytest.mark.integration
+
+REAL = Path(
+    os.environ.get("CSRWH_SHARED_CORPORA")
+    or Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
+)
+FOLDERS = {"cosrec": "cosrec", "crsarena-dial": "crsarena", "recllmsim": "recllmsim"}
+PUBLISHED = report.NOTEBOOK_DIR / "published_figures.csv"
+GENERATED_AT = re.compile(r'<span id="generated-at">[^<]*</span>')
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+UNIT = Path(__file__).resolve().parents[1] / "unit"
+expected = _load("test_report_expected", UNIT / "test_report_expected.py")
+
+
+def _require_real() -> Path:
+    if REAL.is_dir() and any((REAL / folder).is_dir() for folder in FOLDERS):
+        return REAL
+    if os.environ.get("CI"):
+        pytest.fail(f"real corpora not found at {REAL} (CI is set, so this is an error)")
+    pytest.skip(f"real corpora not found at {REAL} (set CSRWH_SHARED_CORPORA)")
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory):
+    data = _require_real()
+    root = tmp_path_factory.mktemp("report_real")
+    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
+    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
+    try:
+        result = build(data, root / "warehouse" / "csr.duckdb")
+    finally:
+        if saved is None:
+            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
+        else:
+            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
+    assert result.published
+    warehouse = root / "warehouse" / "csr.duckdb"
+    t0 = time.perf_counter()
+    first = report.build_report(warehouse, root / "run1", progress=False)
+    seconds = time.perf_counter() - t0
+    second = report.build_report(warehouse, root / "run2", progress=False)
+    return data, warehouse, first, second, seconds
+
+
+def test_report_is_written(real) -> None:
+    # How long it takes is measured by benchmarks, not asserted here.
+    *_, first, second, _ = real
+    assert first.exists() and second.exists()
+
+
+def test_every_table_matches_direct_sql_of_the_marts(real) -> None:
+    _, warehouse, first, _, _ = real
+    expected.assert_report_tables_match(first.parent / "tables", warehouse, PUBLISHED)
+
+
+def test_every_input_file_is_listed_with_its_sha256(real) -> None:
+    data, _, first, _, _ = real
+    n = expected.assert_input_hashes(first.parent / "tables", data, FOLDERS)
+    assert n > 2000  # RecLLMSim alone has one file per conversation
+    page = first.read_text(encoding="utf-8")
+    _, listed = expected.read_csv(first.parent / "tables" / "input_files.csv")
+    assert all(row["file_sha256"] in page for row in listed)
+
+
+def test_two_runs_are_identical_but_for_the_timestamp(real) -> None:
+    _, _, first, second, _ = real
+    for a in sorted((first.parent / "tables").glob("*.csv")):
+        assert a.read_bytes() == (second.parent / "tables" / a.name).read_bytes(), a.name
+    assert GENERATED_AT.sub("", first.read_text(encoding="utf-8")) == GENERATED_AT.sub(
+        "", second.read_text(encoding="utf-8")
+    )
+
+
+def test_published_figures_compare_as_documented(real) -> None:
+    _, _, first, _, _ = real
+    _, rows = expected.read_csv(first.parent / "tables" / "published_vs_warehouse.csv")
+    status = {r["figure_id"]: r["status"] for r in rows}
+    value = {r["figure_id"]: r for r in rows}
+    # CRSArena-Dial: counts, per-system dialogues, Elo ratings and ranks, correlations reproduced
+    crs = [i for i in status if i.startswith("crsarena.") and not i.startswith(("crsarena.votes", "crsarena.distinct2", "crsarena.corr.wang"))]
+    assert len(crs) == 2 + 20 + 54 + 4
+    assert {i: status[i] for i in crs if status[i] != "match"} == {}
+    # the README's 187 comparisons = the vote files' line count incl. the two headers; 185 votes
+    assert status["crsarena.votes"] == "explained"
+    assert float(value["crsarena.votes"]["warehouse"]) == 185 and float(value["crsarena.votes"]["alt_value"]) == 187
+    # CoSRec counts user utterances only
+    for subset, users in (("crowd", 2329), ("curated", 150)):
+        assert status[f"cosrec.{subset}.utterances"] == "explained"
+        assert float(value[f"cosrec.{subset}.utterances"]["alt_value"]) == users
+        assert status[f"cosrec.{subset}.conversations"] == "match"
+    assert status["cosrec.qrels.judgments"] == "match"  # 17,464 ~ "17k"
+    assert status["cosrec.raw.conversations"] == "subset not present: raw"
+    assert status["cosrec.conversations"] == "subset not present: raw"
+    for figure_id, s in status.items():
+        if figure_id.startswith(("convsearch.", "recoreact.")):
+            assert s == "corpus not present in this warehouse", figure_id
+    assert "differs" not in status.values()
+
+
+def test_absent_corpora_sections_say_so(real) -> None:
+    _, _, first, _, _ = real
+    page = first.read_text(encoding="utf-8")
+    assert "<strong>ConvSearch:</strong> corpus not present in this warehouse." in page
+    assert "<strong>RecoReact:</strong> corpus not present in this warehouse." in page
+    for present in ("CoSRec", "CRSArena-Dial", "RecLLMSim"):
+        assert f"<strong>{present}:</strong> corpus not present" not in page
+
+
+def test_page_renders_in_headless_chromium(real) -> None:
+    _, _, first, _, _ = real
+    if report.find_chromium() is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium not found (CI is set, so this is an error): apt-get install -y chromium")
+        pytest.skip("chromium not found: install it with apt-get install -y chromium to run the render check")
+    check = report.check_render(first, first.parent / "statistics.png")
+    assert check.status == "ok", check.status
+    assert check.console == []
+    assert check.images >= 6 and check.screenshot is not None
+    target = Path(os.environ.get("CSRWH_REPORT_ARTIFACTS") or report.PROJECT_ROOT / "reports" / "ci") / "real"
+    import shutil
+
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    shutil.copy2(first, target / first.name)
+    shutil.copy2(check.screenshot, target / "statistics.png")
+    shutil.copytree(first.parent / "tables", target / "tables")
