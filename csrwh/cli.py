@@ -98,16 +98,19 @@ def build(
     data_dir: Optional[Path] = DataDirOpt,
     warehouse: Optional[Path] = WarehouseOpt,
 ) -> None:
-    """Ingest, run `dbt build` (models + tests) and publish the warehouse atomically."""
+    """Ingest, run `dbt build` (models + tests), gate on the expectation suites, publish atomically."""
     from csrwh.build import build as do_build
 
     target = config.resolve_warehouse(warehouse)
+    from csrwh.validate import gate
+
     result = do_build(
         config.resolve_data_dir(data_dir),
         target,
         corpora=corpora or None,
         strict=strict,
         full_refresh=full_refresh,
+        gates=[gate],
     )
     timings = ", ".join(f"{k} {v:.1f}s" for k, v in result.seconds.items())
     if result.up_to_date:
@@ -115,6 +118,53 @@ def build(
         return
     console.print(f"[green]Published[/green] {target} (build {result.build_id}; {timings})")
     console.print(f'Query it with: csrwh sql --warehouse {target} "select * from corpus_stats"')
+
+
+@app.command()
+def validate(
+    suites: Optional[List[str]] = typer.Argument(
+        None, help="Suite names, 'raw', 'marts' or patterns like 'raw.cosrec__*' (default: all)."
+    ),
+    run_id: Optional[str] = typer.Option(None, "--run-id", help="Run id in dq_results (default: validate-<UTC>)."),
+    docs: Path = typer.Option(Path("reports/data_docs"), "--docs", help="Data Docs folder."),
+    no_docs: bool = typer.Option(False, "--no-docs", help="Skip rendering Data Docs."),
+    no_record: bool = typer.Option(False, "--no-record", help="Do not append to main.dq_results."),
+    show_all: bool = typer.Option(False, "--all", help="List passing expectations too."),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Run the expectation suites (expectations/) against the warehouse; exit 1 on a critical failure."""
+    import time
+
+    from csrwh.validate import print_summary
+    from csrwh.validate import validate as run_validation
+
+    outcome = run_validation(
+        config.resolve_warehouse(warehouse),
+        run_id or time.strftime("validate-%Y%m%dT%H%M%SZ", time.gmtime()),
+        suites=suites or None,
+        data_docs_dir=None if no_docs else docs,
+        record=not no_record,
+    )
+    print_summary(outcome, console, show_passed=show_all)
+    if not outcome.success:
+        raise CsrwhError(
+            f"{len(outcome.critical_failures)} critical expectation(s) failed",
+            hint="see the table above and reports/data_docs/index.html",
+        )
+
+
+@app.command()
+def dashboard(
+    port: int = typer.Option(8501, "--port", help="Port on 127.0.0.1."),
+    open_browser: bool = typer.Option(False, "--open/--no-open", help="Open a browser tab."),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Start the local web dashboard (Streamlit) over the published warehouse, read-only."""
+    from csrwh.dashboard import serve
+
+    serve(config.resolve_warehouse(warehouse), port=port, open_browser=open_browser)
 
 
 @app.command()
@@ -169,15 +219,26 @@ def report(
         console.print(f"Screenshot: {page.with_suffix('.png')}")
 
 
+def _exit(code: int) -> None:
+    """Exit; after Great Expectations + duckdb-engine were loaded, skip interpreter teardown,
+    where nanobind prints pages of harmless 'leaked instance' warnings from those bindings."""
+    if "great_expectations" in sys.modules:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 def main() -> None:
     """Entry point: run the app, turning known errors into one line plus a hint."""
     try:
         app(standalone_mode=False)
+        _exit(0)
     except CsrwhError as exc:
         console.print(f"[red]error:[/red] {exc.message}")
         if exc.hint:
             console.print(f"[yellow]hint:[/yellow] {exc.hint}")
-        sys.exit(exc.exit_code)
+        _exit(exc.exit_code)
     except Exception as exc:  # click usage errors and the like
         import click
 

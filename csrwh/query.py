@@ -11,6 +11,8 @@ from rich.table import Table
 from csrwh.errors import CsrwhError
 
 MART_SCHEMA = "main"
+# Tables in `main` that are bookkeeping, not marts.
+NOT_MARTS = ("build_info", "dq_results")
 
 
 def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
@@ -72,7 +74,7 @@ def list_marts(con: duckdb.DuckDBPyConnection) -> list[str]:
         "where table_schema = ? and table_type = 'BASE TABLE' order by table_name",
         [MART_SCHEMA],
     ).fetchall()
-    return [name for (name,) in rows]
+    return [name for (name,) in rows if name not in NOT_MARTS]
 
 
 def export_marts(warehouse: Path, out: Path) -> list[Path]:

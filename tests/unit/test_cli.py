@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-COMMANDS = ["fetch", "sample", "ingest", "build", "sql", "export"]
+COMMANDS = ["fetch", "sample", "ingest", "build", "validate", "sql", "export", "report", "dashboard"]
 
 
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:

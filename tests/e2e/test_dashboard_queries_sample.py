@@ -1,0 +1,94 @@
+"""The dashboard's query layer on a real `csrwh build` of the sample corpora: every query runs
+against the marts as dbt builds them (column names and types, not a hand-made copy), and
+figures shown on different pages agree with the marts they summarise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from csrwh.dashboard import queries as q
+
+
+@pytest.fixture(scope="module")
+def db(sample_warehouse: Path):
+    with q.Warehouse(sample_warehouse).open() as reader:
+        yield reader
+
+
+def test_every_query_runs_on_the_built_marts(db: q.Reader) -> None:
+    options = q.filter_options(db)
+    assert set(options["corpus"]) == {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact"}
+    q.build_info(db)
+    q.overview(db, q.Filters(corpus=("convsearch",), domain=(options["domain"].iloc[0],)))
+    q.corpus_stats(db, q.Filters(language=("zh",)))
+    for cid in (
+        q.search_conversations(db, "", limit=500).groupby("corpus")["conversation_id"].first()
+    ):
+        assert q.conversation(db, cid) is not None
+        assert len(q.conversation_turns(db, cid)) == q.conversation(db, cid)["n_turns"]
+        q.conversation_intents(db, cid)
+        q.conversation_ratings(db, cid)
+        q.conversation_rating_means(db, cid)
+        q.conversation_votes(db, cid)
+    assert not q.search_conversations(db, "movie").empty
+    for env in q.arena_environments(db):
+        assert not q.leaderboard(db, env).empty
+    corpora = q.intent_corpora(db)
+    assert not q.intent_distribution(db, corpora[:1]).empty
+    q.annotator_agreement(db)
+    q.intent_consensus_summary(db)
+    aspects = q.ratings_by_aspect(db)
+    first = aspects.iloc[0]
+    assert not q.rating_distribution(db, first["corpus"], first["aspect"]).empty
+    q.quality_by_length(db, first["corpus"], first["aspect"])
+    summary = q.search_summary(db)
+    assert summary["n_queries"] > 0
+    q.search_engines(db)
+    turns = q.search_turns(db)
+    trail = q.search_trail(db, turns.iloc[0]["conversation_id"], int(turns.iloc[0]["turn_index"]))
+    assert not trail["queries"].empty
+    schema = q.dq_schema(db)
+    if schema is not None:
+        runs = q.dq_runs(db, schema)
+        if not runs.empty:
+            q.dq_results(db, schema, runs.iloc[0]["run_id"])
+            q.dq_suites(db, runs.iloc[0]["run_id"])
+    q.rejected_records(db)
+
+
+def test_overview_counts_agree_with_corpus_stats(db: q.Reader, sample_warehouse: Path) -> None:
+    breakdown = q.overview(db)["breakdown"]
+    per_subset = breakdown.groupby(["corpus", "subset"])[["n_conversations", "n_utterances"]].sum()
+    with duckdb.connect(str(sample_warehouse), read_only=True) as con:
+        stats = con.execute(
+            "select corpus, subset, n_conversations, n_turns from corpus_stats"
+        ).fetchall()
+    assert len(stats) == len(per_subset)
+    for corpus, subset, n_conversations, n_turns in stats:
+        assert per_subset.loc[(corpus, subset)].tolist() == [n_conversations, n_turns]
+    assert q.overview(db)["totals"]["n_conversations"] == sum(s[2] for s in stats)
+
+
+def test_head_to_head_agrees_with_the_leaderboard(db: q.Reader) -> None:
+    for env in q.arena_environments(db):
+        board = q.leaderboard(db, env).set_index("system_id")
+        pairs = (
+            q.head_to_head(db, env)
+            .groupby("system_id")[["battles", "wins", "ties", "losses"]]
+            .sum()
+        )
+        for system, row in pairs.iterrows():
+            assert (
+                row.tolist() == board.loc[system, ["battles", "wins", "ties", "losses"]].tolist()
+            ), (env, system)
+        assert set(board.index[board["battles"] > 0]) == set(pairs.index)
+
+
+def test_ratings_totals_agree_with_the_aspect_table(db: q.Reader) -> None:
+    totals = q.ratings_totals(db)
+    aspects = q.ratings_by_aspect(db)
+    assert aspects["n_ratings"].sum() == totals["n_ratings"]
+    assert len(aspects[["corpus", "aspect"]].drop_duplicates()) == totals["n_aspects"]

@@ -1,0 +1,240 @@
+"""The suite files in expectations/: complete, well-formed, in step with the dbt contracts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from csrwh.config import PROJECT_ROOT
+from csrwh.errors import CsrwhError
+from csrwh.validation import load_suite, load_suites
+from csrwh.validation.suites import to_gx_expectation
+
+RAW_TABLES = {
+    "cosrec__conversations",
+    "cosrec__quality",
+    "cosrec__intent_annotations",
+    "cosrec__intents",
+    "cosrec__keywords",
+    "cosrec__profiles",
+    "cosrec__qrels",
+    "crsarena__dialogues",
+    "crsarena__votes",
+    "convsearch__dialogs",
+    "convsearch__search_behaviors",
+    "recllmsim__conversations",
+    "recoreact__products",
+    "recoreact__users",
+    "recoreact__impressions",
+}
+MARTS = {
+    "conversations",
+    "turns",
+    "intents",
+    "intent_consensus",
+    "votes",
+    "ratings",
+    "search_queries",
+    "serp_views",
+    "result_clicks",
+    "landing_page_views",
+    "relevance_judgments",
+    "users",
+    "items",
+    "item_interactions",
+    "corpus_stats",
+    "crs_leaderboard",
+    "annotator_agreement",
+    "intent_distribution",
+    "quality_by_length",
+}
+
+
+def test_one_suite_per_raw_source_and_per_mart() -> None:
+    suites = load_suites()
+    assert {s.table for s in suites if s.group == "raw"} == {f"raw.{t}" for t in RAW_TABLES}
+    assert {s.name for s in suites if s.group == "marts"} == MARTS
+    assert all(s.table == f"main.{s.name}" for s in suites if s.group == "marts")
+
+
+def test_raw_suites_cover_every_source_in_sources_yml() -> None:
+    sources = yaml.safe_load((PROJECT_ROOT / "models" / "sources.yml").read_text(encoding="utf-8"))
+    raw = next(s for s in sources["sources"] if s["name"] == "raw")
+    assert {t["name"] for t in raw["tables"]} >= RAW_TABLES
+
+
+def test_every_expectation_is_a_valid_gx_expectation() -> None:
+    for suite in load_suites():
+        for spec in suite.expectations:
+            expectation = to_gx_expectation(suite, spec)
+            assert expectation.severity == spec.severity
+            assert expectation.meta["name"] == spec.name and spec.why
+
+
+def test_every_mart_column_contract_matches_the_dbt_model_yml() -> None:
+    """A mart suite's columns are exactly the columns its model yml documents."""
+    documented: dict[str, list[str]] = {}
+    for path in (PROJECT_ROOT / "models" / "marts").rglob("_*.yml"):
+        for model in yaml.safe_load(path.read_text(encoding="utf-8")).get("models", []):
+            if model.get("columns"):
+                documented[model["name"]] = [c["name"] for c in model["columns"]]
+    checked = 0
+    for suite in load_suites(select=["marts"]):
+        columns = next(e for e in suite.expectations if e.name == "columns_match_contract").kwargs[
+            "column_set"
+        ]
+        if suite.name in documented:
+            assert sorted(columns) == sorted(documented[suite.name]), suite.name
+            checked += 1
+    assert checked >= 8
+
+
+def test_raw_suites_share_the_architecture_contract() -> None:
+    for suite in load_suites(select=["raw"]):
+        names = [e.name for e in suite.expectations]
+        assert names[:4] == [
+            "columns_match_contract",
+            "column_types_match_contract",
+            "records_well_formed",
+            "record_position_unique",
+        ], suite.name
+        columns = suite.expectations[0].kwargs["column_list"]
+        assert columns == [
+            "batch_id",
+            "corpus",
+            "source_path",
+            "record_index",
+            "line_number",
+            "record_key",
+            "payload",
+            "source_text",
+            "file_sha256",
+            "ingested_at",
+        ]
+
+
+def test_warnings_are_a_short_reviewed_list() -> None:
+    warnings = {
+        f"{s.name}:{e.name}"
+        for s in load_suites()
+        for e in s.expectations
+        if e.severity == "warning"
+    }
+    assert warnings == {
+        "raw.cosrec__conversations:conversation_starts_with_user",
+        "raw.cosrec__conversations:has_user_and_system_lines",
+        "raw.cosrec__quality:four_or_five_annotators",
+        "raw.crsarena__dialogues:dialogue_not_empty",
+        "raw.crsarena__votes:voted_systems_have_dialogues",
+        "raw.crsarena__votes:session_id_unique_per_file",
+        "raw.convsearch__dialogs:three_assessors_per_turn",
+        "raw.convsearch__dialogs:topic_in_published_list",
+        "raw.convsearch__search_behaviors:page_times_consistent",
+        "raw.recllmsim__conversations:known_layout",
+        "raw.recllmsim__conversations:history_alternates_user_assistant",
+        "raw.recoreact__users:demand_only_in_news",
+        "raw.recoreact__impressions:three_rounds_per_user",
+        "raw.recoreact__impressions:selected_items_exist",
+        "conversations:conversations_with_one_role_only",
+        "turns:empty_text_turns",
+        "turns:repetitive_conversations",
+        "ratings:cosrec_four_or_five_raters",
+        "votes:votes_without_both_dialogues",
+        "relevance_judgments:personalised_judgments_have_users",
+        "search_queries:query_without_turn",
+        "serp_views:timings_plausible",
+        "landing_page_views:timings_plausible",
+    }
+
+
+def test_select_by_group_name_and_pattern() -> None:
+    assert {s.name for s in load_suites(select=["raw.cosrec__*"])} == {
+        f"raw.{t}" for t in RAW_TABLES if t.startswith("cosrec")
+    }
+    assert [s.name for s in load_suites(select=["turns", "raw.crsarena__votes"])] == [
+        "raw.crsarena__votes",
+        "turns",
+    ]
+    with pytest.raises(CsrwhError, match="no expectation suite matches 'turn'"):
+        load_suites(select=["turn"])
+
+
+def _write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+GOOD = """
+table: main.things
+expectations:
+  - name: id_unique
+    type: expect_column_values_to_be_unique
+    kwargs: {column: id}
+    severity: critical
+    why: One row per thing.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (GOOD.replace("    why: One row per thing.\n", ""), "why is required"),
+        (GOOD.replace("critical", "fatal"), "severity must be one of"),
+        (GOOD.replace("id_unique", "Id-Unique"), "must be snake_case"),
+        (GOOD + "    extra: 1\n", "unknown key"),
+        (GOOD.replace("main.things", "things"), "table: must be"),
+        (GOOD + GOOD.split("expectations:\n")[1], "duplicate expectation name"),
+        (
+            (
+                "table: main.things\nexpectations:\n  - name: q\n    type: unexpected_rows_expectation\n"
+                "    severity: warning\n    why: w\n    kwargs: {unexpected_rows_query: select 1}\n"
+            ),
+            "must select from {batch}",
+        ),
+        (GOOD.replace("One row", "${missing} row"), "unknown variable ${missing}"),
+    ],
+)
+def test_malformed_suite_files_are_rejected(tmp_path: Path, text: str, message: str) -> None:
+    path = _write(tmp_path, "marts/things.yml", text)
+    with pytest.raises(
+        CsrwhError, match=message.replace("$", r"\$").replace("{", r"\{").replace("}", r"\}")
+    ):
+        load_suite(path, tmp_path)
+
+
+def test_includes_vars_and_column_contract(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "_shared/common.yml",
+        """
+columns: {id: BIGINT, label: [VARCHAR, JSON]}
+column_order: strict
+expectations:
+  - name: label_known
+    type: expect_column_values_to_be_in_set
+    kwargs: {column: label, value_set: ["${label}"]}
+    severity: warning
+    why: Only ${label}; JSON paths like '$.a' stay as they are.
+""",
+    )
+    path = _write(
+        tmp_path,
+        "raw/things.yml",
+        "table: raw.things\ninclude: [common]\nvars: {label: x}\n" + GOOD.split("\n", 2)[2],
+    )
+    suite = load_suite(path, tmp_path)
+    assert suite.name == "raw.things" and suite.group == "raw"
+    assert [e.name for e in suite.expectations] == [
+        "columns_match_contract",
+        "column_types_match_contract",
+        "label_known",
+        "id_unique",
+    ]
+    assert suite.expectations[0].kwargs == {"column_list": ["id", "label"]}
+    assert "('label', ['VARCHAR', 'JSON'])" in suite.expectations[1].kwargs["unexpected_rows_query"]
+    assert suite.expectations[2].kwargs["value_set"] == ["x"]
+    assert suite.expectations[2].why == "Only x; JSON paths like '$.a' stay as they are."
