@@ -97,6 +97,11 @@ def test_generic_tests_fail_on_corrupted_marts(sample_build, tmp_path: Path) -> 
         )
         # a duplicated conversation
         con.execute("insert into main.conversations select * from main.conversations limit 1")
+        # a CoSRec intent moved onto a system turn
+        con.execute(
+            "update main.intents set turn_index = 1 where rowid = (select min(rowid) "
+            "from main.intents where corpus = 'cosrec' and turn_index = 0)"
+        )
         # an intent on a turn that does not exist
         con.execute(
             "insert into main.intents select * replace (999 as turn_index) from main.intents limit 1"
@@ -110,6 +115,7 @@ def test_generic_tests_fail_on_corrupted_marts(sample_build, tmp_path: Path) -> 
     assert "value_between_ratings_value_normalized" in failed
     assert "unique_combination_conversations" in failed
     assert "exists_in_intents_conversation_id__turn_index" in failed
+    assert "on_turns_with_role_intents" in failed
 
     clean = run_dbt(["test", "--select", "turns", "ratings", "conversations", "intents"], warehouse, quiet=True)
     assert clean.success, clean.failures

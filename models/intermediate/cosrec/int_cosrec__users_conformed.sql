@@ -68,12 +68,10 @@ final as (
                 ''
             ) as varchar
         ) as keywords,
-        cast(
-            json_object(
-                'conversation_ids',
-                list_transform(conversation_ids, lambda conversation_id: 'cosrec:' || conversation_id)
-            ) as varchar
-        ) as attributes
+        {{ json_object_text([
+            'conversation_ids',
+            "list_transform(conversation_ids, lambda conversation_id: 'cosrec:' || conversation_id)",
+        ]) }} as attributes
     from users
 
 )

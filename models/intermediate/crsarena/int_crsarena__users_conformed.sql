@@ -43,7 +43,7 @@ conformed as (
         cast(case when len(environments) = 1 then environments[1] end as varchar) as subset,
         cast(null as varchar) as profile_text,
         cast(null as varchar) as keywords,
-        cast(json_object('environments', environments) as varchar) as attributes
+        {{ json_object_text(['environments', 'environments']) }} as attributes
     from users
 
 )

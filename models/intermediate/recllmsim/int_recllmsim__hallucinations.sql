@@ -20,7 +20,7 @@ judged_messages as (
         hallucination
     from messages
     where role = 'assistant'
-        and json_type(hallucination) in ('OBJECT', 'VARCHAR')
+        and {{ json_type_of('hallucination') }} in ('OBJECT', 'VARCHAR')
 
 ),
 
@@ -29,21 +29,21 @@ normalised as (
     select
         conversation_id,
         message_index,
-        case json_type(hallucination)
+        case {{ json_type_of('hallucination') }}
             when 'OBJECT' then 'object'
             else 'label'
         end as judgment_format,
         case
-            when json_type(hallucination) = 'OBJECT' then
-                cast(cast(hallucination ->> '$.hallucination' as boolean) as integer)
-            when hallucination ->> '$' = '是' then 1
-            when hallucination ->> '$' = '否' then 0
+            when {{ json_type_of('hallucination') }} = 'OBJECT' then
+                cast(cast({{ json_text('hallucination', '$.hallucination') }} as boolean) as integer)
+            when {{ json_text('hallucination') }} = '是' then 1
+            when {{ json_text('hallucination') }} = '否' then 0
         end as hallucination_value,
         case
-            when json_type(hallucination) = 'OBJECT' then hallucination ->> '$.memo'
+            when {{ json_type_of('hallucination') }} = 'OBJECT' then {{ json_text('hallucination', '$.memo') }}
         end as memo,
         case
-            when json_type(hallucination) = 'VARCHAR' then hallucination ->> '$'
+            when {{ json_type_of('hallucination') }} = 'VARCHAR' then {{ json_text('hallucination') }}
         end as raw_label
     from judged_messages
 

@@ -21,7 +21,7 @@ user_messages as (
         intent
     from messages
     where role = 'user'
-        and json_type(intent) in ('VARCHAR', 'ARRAY')
+        and {{ json_type_of('intent') }} in ('VARCHAR', 'ARRAY')
 
 ),
 
@@ -32,10 +32,10 @@ string_labels as (
         message_index,
         'recllmsim_intent' as label_scheme,
         'llm' as source,
-        intent ->> '$' as raw_label,
+        {{ json_text('intent') }} as raw_label,
         0 as label_position
     from user_messages
-    where json_type(intent) = 'VARCHAR'
+    where {{ json_type_of('intent') }} = 'VARCHAR'
 
 ),
 
@@ -50,9 +50,9 @@ list_labels as (
         labels.label_number - 1 as label_position
     from user_messages
     cross join
-        unnest(cast(user_messages.intent as varchar[]))
+        unnest({{ json_to_text_array('user_messages.intent') }})
         with ordinality as labels (label, label_number)
-    where json_type(user_messages.intent) = 'ARRAY'
+    where {{ json_type_of('user_messages.intent') }} = 'ARRAY'
 
 ),
 

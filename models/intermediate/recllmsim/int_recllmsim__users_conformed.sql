@@ -36,8 +36,8 @@ user_conversations as (
         conversations.preference,
         conversations.preference_zh,
         conversations.profile_mapped,
-        cast(profiles_parsed.profile_json as json) as profile,
-        cast(profiles_parsed.questionnaire_json as json) as questionnaire
+        {{ as_json('profiles_parsed.profile_json') }} as profile,
+        {{ as_json('profiles_parsed.questionnaire_json') }} as questionnaire
     from conversations_classified
     inner join conversations
         on conversations_classified.conversation_id = conversations.conversation_id
@@ -53,24 +53,14 @@ human_users as (
         source_user_id,
         arg_min(subset, conversation_id) as subset,
         cast(null as varchar) as profile_text,
-        json_object(
-            -- the distinct profiles the user's files carry (usually one)
+        -- the distinct profiles the user's files carry (usually one), and the
+        -- post-conversation questionnaire by conversation id
+        {{ json_object_text([
             'profiles',
-            coalesce(list(distinct profile) filter (where profile is not null), []),
-            -- the post-conversation questionnaire, by conversation id
+            "coalesce(list(distinct profile) filter (where profile is not null), [])",
             'questionnaires',
-            coalesce(
-                cast(
-                    map_from_entries(
-                        list(
-                            {'key': 'recllmsim:' || conversation_id, 'value': questionnaire}
-                            order by conversation_id
-                        ) filter (where questionnaire is not null)
-                    ) as json
-                ),
-                json('{}')
-            )
-        ) as attributes
+            json_object_agg_text("'recllmsim:' || conversation_id", 'questionnaire', 'conversation_id'),
+        ]) }} as attributes
     from user_conversations
     where user_kind = 'human'
     group by source_user_id
@@ -84,11 +74,11 @@ simulated_users as (
         -- the values of the user's first conversation (by id)
         arg_min(subset, conversation_id) as subset,
         arg_min(preference, conversation_id) as profile_text,
-        json_object(
-            'preference_id', arg_min(preference_id, conversation_id),
-            'preference_zh', arg_min(preference_zh, conversation_id),
-            'profile_mapped', arg_min(profile_mapped, conversation_id)
-        ) as attributes
+        {{ json_object_text([
+            'preference_id', 'arg_min(preference_id, conversation_id)',
+            'preference_zh', 'arg_min(preference_zh, conversation_id)',
+            'profile_mapped', 'arg_min(profile_mapped, conversation_id)',
+        ]) }} as attributes
     from user_conversations
     where user_kind = 'simulated'
     group by source_user_id

@@ -33,7 +33,7 @@ conformed as (
         cast(array_to_string(users.source_types, '; ') as varchar) as keywords,
         -- every other profile and survey field, as given (JSON merge patch: null removes a key)
         cast(
-            json_merge_patch(users.profile_json, '{"uid": null, "desc_sources": null, "source_types": null}')
+            {{ json_without_keys('users.profile_json', ['uid', 'desc_sources', 'source_types']) }}
             as varchar
         ) as attributes
     from domain_users
