@@ -95,6 +95,8 @@ def test_generic_tests_fail_on_corrupted_marts(sample_build, tmp_path: Path) -> 
         con.execute(
             "update main.ratings set value_normalized = 1.5 where rowid = (select min(rowid) from main.ratings)"
         )
+        # a NULL where none is allowed
+        con.execute("update main.ratings set rater_kind = null where rowid = (select max(rowid) from main.ratings)")
         # a duplicated conversation
         con.execute("insert into main.conversations select * from main.conversations limit 1")
         # a CoSRec intent moved onto a system turn
@@ -116,6 +118,7 @@ def test_generic_tests_fail_on_corrupted_marts(sample_build, tmp_path: Path) -> 
     assert "unique_combination_conversations" in failed
     assert "exists_in_intents_conversation_id__turn_index" in failed
     assert "on_turns_with_role_intents" in failed
+    assert "not_null_columns_ratings" in failed
 
     clean = run_dbt(["test", "--select", "turns", "ratings", "conversations", "intents"], warehouse, quiet=True)
     assert clean.success, clean.failures
