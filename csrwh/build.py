@@ -95,8 +95,10 @@ def build(
         return result
 
     failures: list[str] = []
-    if strict and summary.records_rejected:
-        failures.append(f"{summary.records_rejected} record(s) rejected and --strict is set")
+    if strict and summary.rejected_outstanding:
+        failures.append(
+            f"{summary.rejected_outstanding} rejected record(s) in raw.rejected_records and --strict is set"
+        )
 
     if not failures:
         step = time.perf_counter()

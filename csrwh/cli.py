@@ -80,9 +80,9 @@ def ingest(
         config.resolve_warehouse(warehouse),
         corpora=corpora or None,
     )
-    if strict and summary.records_rejected:
+    if strict and summary.rejected_outstanding:
         raise CsrwhError(
-            f"{summary.records_rejected} record(s) rejected (--strict)",
+            f"{summary.rejected_outstanding} rejected record(s) in raw.rejected_records (--strict)",
             hint="inspect them with: csrwh sql \"select * from raw.rejected_records\"",
             exit_code=3,
         )

@@ -29,3 +29,26 @@ def test_error_is_one_line_with_hint_not_a_traceback(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "error:" in result.stderr and "hint:" in result.stderr
+
+
+def test_ingest_strict_fails_on_a_reject_and_names_the_file(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    votes = data / "crsarena-dial" / "data" / "votes_open.csv"
+    votes.parent.mkdir(parents=True)
+    votes.write_text(
+        "session_id,user_id,crs1,crs2,vote,feedback\r\n"
+        "2024-09-08 23:01:08,u1,kbrd_redial,barcor_redial,tie,\r\n"
+        "2024-09-08 23:02:08,u2,kbrd_redial,barcor_redial\r\n",  # a field short
+        encoding="utf-8",
+    )
+    warehouse = tmp_path / "wh.duckdb"
+    args = ["ingest", "--data-dir", str(data), "--warehouse", str(warehouse)]
+    lenient = run_cli(*args)
+    assert lenient.returncode == 0, lenient.stderr
+    assert "votes_open.csv" in lenient.stderr
+    strict = run_cli(*args, "--strict")  # the reject is still in the warehouse
+    assert strict.returncode == 3
+    assert "rejected" in strict.stderr and "Traceback" not in strict.stderr
+    votes.write_text(votes.read_text("utf-8").replace("barcor_redial\r\n", "barcor_redial,tie,\r\n"), encoding="utf-8")
+    fixed = run_cli(*args, "--strict")  # the fixed file replaces its rows and its rejects
+    assert fixed.returncode == 0, fixed.stderr
