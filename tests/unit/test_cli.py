@@ -49,6 +49,6 @@ def test_ingest_strict_fails_on_a_reject_and_names_the_file(tmp_path: Path) -> N
     strict = run_cli(*args, "--strict")  # the reject is still in the warehouse
     assert strict.returncode == 3
     assert "rejected" in strict.stderr and "Traceback" not in strict.stderr
-    votes.write_text(votes.read_text("utf-8").replace("barcor_redial\r\n", "barcor_redial,tie,\r\n"), encoding="utf-8")
+    votes.write_bytes(votes.read_bytes().replace(b"barcor_redial\r\n", b"barcor_redial,tie,\r\n"))
     fixed = run_cli(*args, "--strict")  # the fixed file replaces its rows and its rejects
     assert fixed.returncode == 0, fixed.stderr
