@@ -15,6 +15,7 @@ from csrwh.build import build, failed_path
 from csrwh.dbt_runner import run_dbt
 from csrwh.errors import CsrwhError
 from csrwh.sample import generate
+from csrwh.validate import gate
 
 CORPORA = {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact"}
 
@@ -28,7 +29,7 @@ def sample_build(tmp_path_factory: pytest.TempPathFactory):
     data = root / "data"
     generate(data, scale=1, seed=7)
     warehouse = root / "warehouse" / "demo.duckdb"
-    result = build(data, warehouse)
+    result = build(data, warehouse, gates=[gate])  # exactly what `csrwh build` runs
     yield data, warehouse, result
     os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
 
@@ -53,6 +54,34 @@ def test_no_change_rebuild_is_up_to_date(sample_build) -> None:
     result = build(data, warehouse)
     assert result.up_to_date and not result.published
     assert sha256(warehouse) == before
+
+
+def test_sample_build_passes_every_critical_expectation(sample_build) -> None:
+    _, warehouse, _ = sample_build
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        failed = con.execute(
+            "select suite, expectation from dq_results where severity = 'critical' and not success"
+        ).fetchall()
+        n_results = con.execute("select count(*) from dq_results").fetchall()[0][0]
+    assert failed == [] and n_results > 200
+
+
+def test_changed_input_rebuilds_and_republishes_in_the_same_process(sample_build, tmp_path: Path) -> None:
+    """A second gated build in one process sees the new file, not a cached old database."""
+    data, warehouse, _ = sample_build
+    changed = tmp_path / "changed"
+    shutil.copytree(data, changed)
+    raw_conversations = changed / "cosrec/dataset/raw/conversations.jsonl"
+    lines = raw_conversations.read_text("utf-8").splitlines(keepends=True)
+    raw_conversations.write_text("".join(lines[:-1]), encoding="utf-8")
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        before = con.execute("select count(*) from conversations").fetchall()[0][0]
+    result = build(changed, warehouse, gates=[gate])  # same published file, same process
+    assert result.published and not result.up_to_date
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        after = con.execute("select count(*) from conversations").fetchall()[0][0]
+        build_id = con.execute("select build_id from build_info").fetchall()[0][0]
+    assert after == before - 1 and build_id == result.build_id
 
 
 def test_failed_build_leaves_published_warehouse_untouched(sample_build, tmp_path: Path) -> None:
