@@ -165,7 +165,7 @@ def test_csv_and_qrels_fields(landed):
 
 def test_no_change_reingest_loads_nothing(landed):
     # Its speed is measured by benchmarks/ingest.py (BENCHMARKS.md), not asserted here.
-    first, second, cold, warm, con = landed
+    first, second, _, _, con = landed
     assert second.files_loaded == 0 and second.files_removed == 0
     assert second.files_unchanged == first.files_loaded
     runs = con.execute("SELECT status, files_loaded FROM raw.ingest_runs ORDER BY started_at").fetchall()

@@ -10,11 +10,8 @@ $CSRWH_SHARED_CORPORA; the module skips when it is absent, except under CI.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
