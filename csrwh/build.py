@@ -85,6 +85,16 @@ def build(
     result.seconds["ingest"] = time.perf_counter() - step
     result.records_rejected = summary.records_rejected
 
+    if strict and summary.rejected_outstanding:
+        _remove_db(work)
+        raise CsrwhError(
+            f"{summary.rejected_outstanding} rejected record(s) in raw.rejected_records and "
+            f"--strict is set; {warehouse} was left untouched",
+            hint=f'see them with: csrwh sql --warehouse {warehouse} "select * from raw.rejected_records"'
+            if warehouse.exists() else "re-run without --strict to land the good records and inspect the rejects",
+            exit_code=3,
+        )
+
     fingerprint = project_fingerprint()
     nothing_changed = not (summary.files_loaded or summary.files_removed)
     if nothing_changed and not full_refresh and _published_fingerprint(warehouse) == fingerprint:
@@ -95,10 +105,6 @@ def build(
         return result
 
     failures: list[str] = []
-    if strict and summary.rejected_outstanding:
-        failures.append(
-            f"{summary.rejected_outstanding} rejected record(s) in raw.rejected_records and --strict is set"
-        )
 
     if not failures:
         step = time.perf_counter()

@@ -178,3 +178,17 @@ def test_build_on_a_single_corpus(tmp_path: Path, isolated_dbt_target: Path) -> 
     with duckdb.connect(str(warehouse), read_only=True) as con:
         assert con.execute("select distinct corpus from conversations").fetchall() == [("recllmsim",)]
         assert con.execute("select count(*) from crs_leaderboard").fetchall() == [(0,)]
+
+
+def test_strict_build_refuses_rejected_records(sample_build, tmp_path: Path) -> None:
+    data, warehouse, _ = sample_build
+    bad_data = tmp_path / "bad"
+    shutil.copytree(data, bad_data)
+    with (bad_data / "recoreact/news-users.jsonl").open("ab") as fh:
+        fh.write(b'{"uid": "broken\n')
+    before = sha256(warehouse)
+    with pytest.raises(CsrwhError, match="rejected record"):
+        build(bad_data, warehouse, strict=True)
+    assert sha256(warehouse) == before
+    lenient = build(bad_data, warehouse)  # without --strict the good records land
+    assert lenient.published and lenient.records_rejected == 1
