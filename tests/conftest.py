@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import duckdb
@@ -31,21 +32,25 @@ def write_file():
 
 
 SHARED_CORPORA = Path(
-    __import__("os").environ.get("CSRWH_SHARED_CORPORA")
+    os.environ.get("CSRWH_SHARED_CORPORA")
     or Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 )
+REAL_CORPUS_FOLDERS = ("cosrec", "crsarena-dial", "recllmsim")
 
 
-@pytest.fixture(scope="session")
-def real_corpora() -> Path:
-    """../shared/corpora: skipped (with the reason) only when absent and CI is unset."""
-    import os
-
-    if SHARED_CORPORA.is_dir():
+def require_real_corpora() -> Path:
+    """../shared/corpora (or $CSRWH_SHARED_CORPORA); skip only when absent and CI is unset."""
+    if SHARED_CORPORA.is_dir() and any((SHARED_CORPORA / c).is_dir() for c in REAL_CORPUS_FOLDERS):
         return SHARED_CORPORA
     if os.environ.get("CI"):
         pytest.fail(f"real corpora not found at {SHARED_CORPORA} (CI is set, so this is an error)")
     pytest.skip(f"real corpora not found at {SHARED_CORPORA} (set CSRWH_SHARED_CORPORA)")
+
+
+@pytest.fixture(scope="session")
+def real_corpora() -> Path:
+    """The real corpora for integration tests (see require_real_corpora)."""
+    return require_real_corpora()
 
 
 @pytest.fixture()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import time
 from pathlib import Path
 
@@ -22,19 +21,13 @@ from ingest import run_ingest
 
 pytestmark = pytest.mark.integration
 
-REAL = Path(
-    os.environ.get("CSRWH_SHARED_CORPORA")
-    or Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
-)
+from conftest import SHARED_CORPORA, require_real_corpora
+
+REAL = SHARED_CORPORA
 REAL_CORPORA = {"cosrec": "cosrec", "crsarena-dial": "crsarena", "recllmsim": "recllmsim"}
 
 
-def _require_real() -> Path:
-    if REAL.is_dir() and any((REAL / c).is_dir() for c in REAL_CORPORA):
-        return REAL
-    if os.environ.get("CI"):
-        pytest.fail(f"real corpora not found at {REAL} (CI is set, so this is an error)")
-    pytest.skip(f"real corpora not found at {REAL} (set CSRWH_SHARED_CORPORA)")
+_require_real = require_real_corpora
 
 
 def _real_files() -> dict[tuple[str, str], Path]:

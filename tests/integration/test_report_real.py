@@ -27,10 +27,9 @@ from csrwh.build import build
 
 pytestmark = pytest.mark.integration
 
-REAL = Path(
-    os.environ.get("CSRWH_SHARED_CORPORA")
-    or Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
-)
+from conftest import SHARED_CORPORA, require_real_corpora
+
+REAL = SHARED_CORPORA
 FOLDERS = {"cosrec": "cosrec", "crsarena-dial": "crsarena", "recllmsim": "recllmsim"}
 PUBLISHED = report.NOTEBOOK_DIR / "published_figures.csv"
 GENERATED_AT = re.compile(r'<span id="generated-at">[^<]*</span>')
@@ -48,12 +47,7 @@ UNIT = Path(__file__).resolve().parents[1] / "unit"
 expected = _load("test_report_expected", UNIT / "test_report_expected.py")
 
 
-def _require_real() -> Path:
-    if REAL.is_dir() and any((REAL / folder).is_dir() for folder in FOLDERS):
-        return REAL
-    if os.environ.get("CI"):
-        pytest.fail(f"real corpora not found at {REAL} (CI is set, so this is an error)")
-    pytest.skip(f"real corpora not found at {REAL} (set CSRWH_SHARED_CORPORA)")
+_require_real = require_real_corpora
 
 
 @pytest.fixture(scope="module")

@@ -21,10 +21,9 @@ from csrwh.validate import DQ_RESULTS, gate, validate
 
 pytestmark = pytest.mark.integration
 
-REAL = Path(
-    os.environ.get("CSRWH_SHARED_CORPORA")
-    or Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
-)
+from conftest import SHARED_CORPORA, require_real_corpora
+
+REAL = SHARED_CORPORA
 
 # Warnings the real corpora raise, with the reason each is an upstream fact, not a bug.
 KNOWN_WARNINGS = {
@@ -46,12 +45,7 @@ KNOWN_WARNINGS = {
 }
 
 
-def _require_real() -> Path:
-    if REAL.is_dir() and any((REAL / c).is_dir() for c in ("cosrec", "crsarena-dial", "recllmsim")):
-        return REAL
-    if os.environ.get("CI"):
-        pytest.fail(f"real corpora not found at {REAL} (CI is set, so this is an error)")
-    pytest.skip(f"real corpora not found at {REAL} (set CSRWH_SHARED_CORPORA)")
+_require_real = require_real_corpora
 
 
 @pytest.fixture(scope="module")
