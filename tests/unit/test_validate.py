@@ -19,6 +19,7 @@ import pytest
 from csrwh.config import PROJECT_ROOT
 from csrwh.validate import DQ_RESULTS, gate, raw_gate, validate
 from csrwh.validation import load_suites
+from ingest.registry import raw_tables
 
 # --- the tiny warehouse ----------------------------------------------------------------------
 
@@ -27,23 +28,7 @@ RAW_COLUMNS = (
     "line_number bigint, record_key varchar, payload json, source_text varchar, "
     "file_sha256 varchar, ingested_at timestamp"
 )
-RAW_TABLES = [
-    "cosrec__conversations",
-    "cosrec__quality",
-    "cosrec__intent_annotations",
-    "cosrec__intents",
-    "cosrec__keywords",
-    "cosrec__profiles",
-    "cosrec__qrels",
-    "crsarena__dialogues",
-    "crsarena__votes",
-    "convsearch__dialogs",
-    "convsearch__search_behaviors",
-    "recllmsim__conversations",
-    "recoreact__products",
-    "recoreact__users",
-    "recoreact__impressions",
-]
+RAW_TABLES = raw_tables()  # the ingest registry: every raw table
 ASPECTS = ["fluency", "coherence", "logicality", "informativeness"]
 QUALITY_SCORES = [[5, 4, 4, 3], [4, 4, 5, 3], [3, 5, 4, 4], [4, 3, 4, 5]]  # 4 annotators x ASPECTS
 RECLLMSIM_ASPECTS = [

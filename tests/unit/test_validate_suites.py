@@ -11,24 +11,9 @@ from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
 from csrwh.validation import load_suite, load_suites
 from csrwh.validation.suites import to_gx_expectation
+from ingest.registry import raw_tables
 
-RAW_TABLES = {
-    "cosrec__conversations",
-    "cosrec__quality",
-    "cosrec__intent_annotations",
-    "cosrec__intents",
-    "cosrec__keywords",
-    "cosrec__profiles",
-    "cosrec__qrels",
-    "crsarena__dialogues",
-    "crsarena__votes",
-    "convsearch__dialogs",
-    "convsearch__search_behaviors",
-    "recllmsim__conversations",
-    "recoreact__products",
-    "recoreact__users",
-    "recoreact__impressions",
-}
+RAW_TABLES = set(raw_tables())  # the ingest registry: every raw table
 MARTS = {
     "conversations",
     "turns",
