@@ -11,6 +11,17 @@ import streamlit as st
 from csrwh.dashboard import queries as q
 from csrwh.dashboard import ui
 
+
+def _trail_column(column, title: str, frame: pd.DataFrame, query_id, empty_text: str, describe) -> None:
+    """One column of a query's trail: the rows of `frame` for `query_id`, each described."""
+    with column:
+        st.markdown(f"**{title}**")
+        rows = frame[frame["query_id"] == query_id]
+        if rows.empty:
+            st.caption(empty_text)
+        for row in rows.itertuples(index=False):
+            st.markdown(describe(row))
+
 ui.page_header(
     "ConvSearch search behaviour",
     "query → search-engine result page (SERP) → clicks → landing pages, from `search_queries`, "
@@ -71,31 +82,18 @@ for query in trail["queries"].itertuples(index=False):
             f"### {ui.escape_md(query.query_text)}"
         )
         cols = st.columns(3)
-        with cols[0]:
-            st.markdown("**SERP views**")
-            mine = serps[serps["query_id"] == query.query_id]
-            if mine.empty:
-                st.caption("none")
-            for s in mine.itertuples(index=False):
-                st.markdown(
-                    f"page {ui.fmt_int(s.page_number)} · {ui.fmt_float(s.dwell_ms / 1000, 1)} s  \n[{ui.txt(s.url)[:60]}…]({ui.txt(s.url)})"
-                )
-        with cols[1]:
-            st.markdown("**Clicks**")
-            mine = clicks[clicks["query_id"] == query.query_id]
-            if mine.empty:
-                st.caption("no click")
-            for k in mine.itertuples(index=False):
-                st.markdown(
-                    f"rank {ui.fmt_int(k.rank)} · {k.click_type}  \n[{ui.txt(k.url)[:60]}…]({ui.txt(k.url)})"
-                )
-        with cols[2]:
-            st.markdown("**Landing pages**")
-            mine = landing[landing["query_id"] == query.query_id]
-            if mine.empty:
-                st.caption("none")
-            for p in mine.itertuples(index=False):
-                st.markdown(
-                    f"helpfulness **{ui.fmt_value(p.helpfulness)}**/4 · {ui.fmt_float(p.dwell_ms / 1000, 1)} s  \n"
-                    f"[{ui.txt(p.url)[:60]}]({ui.txt(p.url)})"
-                )
+        _trail_column(
+            cols[0], "SERP views", serps, query.query_id, "none",
+            lambda s: f"page {ui.fmt_int(s.page_number)} · {ui.fmt_float(s.dwell_ms / 1000, 1)} s  \n"
+            f"[{ui.txt(s.url)[:60]}…]({ui.txt(s.url)})",
+        )
+        _trail_column(
+            cols[1], "Clicks", clicks, query.query_id, "no click",
+            lambda k: f"rank {ui.fmt_int(k.rank)} · {k.click_type}  \n"
+            f"[{ui.txt(k.url)[:60]}…]({ui.txt(k.url)})",
+        )
+        _trail_column(
+            cols[2], "Landing pages", landing, query.query_id, "none",
+            lambda p: f"helpfulness **{ui.fmt_value(p.helpfulness)}**/4 · "
+            f"{ui.fmt_float(p.dwell_ms / 1000, 1)} s  \n[{ui.txt(p.url)[:60]}]({ui.txt(p.url)})",
+        )
