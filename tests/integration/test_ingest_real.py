@@ -21,7 +21,7 @@ from ingest import run_ingest
 
 pytestmark = pytest.mark.integration
 
-from conftest import SHARED_CORPORA, require_real_corpora
+from shared_corpora import SHARED_CORPORA, require_real_corpora
 
 REAL = SHARED_CORPORA
 REAL_CORPORA = {"cosrec": "cosrec", "crsarena-dial": "crsarena", "recllmsim": "recllmsim"}

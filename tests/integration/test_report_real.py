@@ -27,7 +27,7 @@ from csrwh.build import build
 
 pytestmark = pytest.mark.integration
 
-from conftest import SHARED_CORPORA, require_real_corpora
+from shared_corpora import SHARED_CORPORA, require_real_corpora
 
 REAL = SHARED_CORPORA
 FOLDERS = {"cosrec": "cosrec", "crsarena-dial": "crsarena", "recllmsim": "recllmsim"}

@@ -21,7 +21,7 @@ from csrwh.validate import DQ_RESULTS, gate, validate
 
 pytestmark = pytest.mark.integration
 
-from conftest import SHARED_CORPORA, require_real_corpora
+from shared_corpora import SHARED_CORPORA, require_real_corpora
 
 REAL = SHARED_CORPORA
 
