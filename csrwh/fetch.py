@@ -3,7 +3,8 @@
 ``fetch(corpora, data_dir, from_zip=None, force=False, mirror=None)`` lands each corpus in
 ``data_dir/<corpus folder>`` in its upstream repository's own layout (see
 docs/ARCHITECTURE.md) and writes ``<corpus folder>/.csrwh-manifest.json`` with the upstream
-URL(s), ref/commit/version, ``fetched_at`` and the sha256 + size of every file.
+URL(s), ref/commit/version, ``fetched_at``, the sha256 + size of every file and ``subsets``:
+the number of files per top-level folder (``"."`` for files at the top).
 
 Where things come from is data, not code: ``csrwh/upstreams.json`` (URLs, pinned commits,
 known sha256/size). Corpora:
@@ -13,8 +14,11 @@ known sha256/size). Corpora:
   replaced by the object from media.githubusercontent.com (checked against the pointer's
   oid and size); when that fails the file is left out with a warning.
 * ``crsarena-dial`` (alias ``crsarena``) -- iai-group/crsarena-dial archive, ``data/**``.
-* ``recllmsim`` -- wzf2000/RecLLMSim archive, ``real_human_user/**``, ``LLM_agent_user/**``
-  and ``V2/**``.
+* ``recllmsim`` -- wzf2000/RecLLMSim archive, kept by content, not by folder name: every
+  ``*/**/*.json`` that is a JSON object with a ``history`` list (a conversation), whatever
+  its top-level folder (``LLM_agent_user``, ``real_human_user``, ``human_exp_V2``, ``V2``,
+  a future release...). The rule is the ``select`` entry of upstreams.json (see _Selection);
+  how many archive files it left out is printed and recorded in the manifest.
 * ``recoreact`` -- nine JSONL files from the Hugging Face hub (ModelScope as fallback). The
   hub names the food files ``meals-*.jsonl``; they are saved as ``food-*.jsonl``.
 * ``convsearch`` -- only distributed as a Google-Drive zip: download it by hand and run
@@ -48,6 +52,7 @@ e.g. copied by hand, is also left alone).
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import http.client
 import json
@@ -113,6 +118,8 @@ class FetchResult:
     ref: str | None = None
     warnings: list[str] = field(default_factory=list)
     message: str = ""
+    subsets: dict[str, int] = field(default_factory=dict)  # top-level folder -> files
+    skipped: int | None = None  # archive files a ``select`` rule left out (None: no rule)
 
 
 # --------------------------------------------------------------------------- sources
@@ -270,6 +277,8 @@ class _Built:
     warnings: list[str] = field(default_factory=list)
     lfs_missing: list[str] = field(default_factory=list)
     parts: list[Path] = field(default_factory=list)  # temp downloads to delete after install
+    skipped: int | None = None  # archive files a ``select`` rule left out
+    note: str = ""  # one line for the fetch summary
 
 
 def _fetch_corpus(
@@ -333,6 +342,9 @@ def _fetch_corpus(
         "fetched",
         files=len(files),
         bytes=sum(f["size"] for f in files),
+        subsets=_subsets(files),
+        skipped=built.skipped,
+        message=built.note,
         urls=[d["url"] for d in built.downloads],
         ref=next(
             (
@@ -398,7 +410,15 @@ def _build_github_archive(
         built.downloads.append(dl.record())
         zip_path = dl.path
 
-    include = tuple(spec.get("include") or ())
+    selection = _Selection.from_spec(spec)
+    left_out: list[str] = []
+
+    def choose(rel: str) -> str | None:
+        if selection.path_ok(rel):
+            return rel
+        left_out.append(rel)
+        return None
+
     try:
         with zipfile.ZipFile(zip_path) as zf:
             commit = zf.comment.decode("ascii", "replace").strip()
@@ -410,22 +430,27 @@ def _build_github_archive(
                         hint=f"download {urls[0]} (the pinned commit)",
                     )
                 source["commit"] = commit
-            extracted = _extract(
-                zf, work, lambda rel: rel if rel.startswith(include) else None, strip_top=True
-            )
+            extracted = _extract(zf, work, choose, strip_top=True)
     except zipfile.BadZipFile as exc:
         raise CsrwhError(
             f"{title}: {zip_path if from_zip else urls[0]} is not a valid zip archive ({exc})",
             hint=_archive_hint(corpus, spec, urls, target),
         ) from None
+    no_files = CsrwhError(
+        f"{title}: the archive has no {selection.describe()}",
+        hint=f"is it the archive of {spec['owner']}/{spec['repo']}? expected {spec.get('layout', '')}",
+    )
     if not extracted:
-        raise CsrwhError(
-            f"{title}: the archive has no files under {', '.join(include)}",
-            hint=f"is it the archive of {spec['owner']}/{spec['repo']}? expected {spec.get('layout', '')}",
-        )
+        raise no_files
     source.setdefault("commit", spec["ref"])
 
     _resolve_lfs_pointers(corpus, spec, ctx, work, extracted, built)
+    if selection.json_keys:
+        present = [rel for rel in extracted if rel not in built.lfs_missing]
+        rejected = _drop_by_content(work, present, selection)
+        if len(rejected) == len(present):
+            raise no_files
+        _record_selection(spec, built, selection, len(left_out), rejected)
     _check_expected_files(corpus, spec, work, built)
     return built
 
@@ -435,6 +460,123 @@ def _archive_hint(corpus: str, spec: dict[str, Any], urls: list[str], target: Pa
         f"no internet? download {urls[-1]} in a browser and run "
         f"`csrwh fetch {corpus} --from-zip FILE`, or copy the files into {target}/ by hand "
         f"in the upstream layout ({spec.get('layout', ', '.join(spec.get('include', [])))})"
+    )
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "any": (object,),
+}
+
+
+@dataclass
+class _Selection:
+    """Which files of a GitHub archive a corpus keeps (upstreams.json ``include``/``select``).
+
+    A file (path relative to the archive's top folder) is kept when it starts with one of
+    ``include`` (if any), fully matches ``select.glob`` (if any; see _glob_regex) and, if
+    ``select.json_keys`` is given, parses as a JSON object holding every listed key with a
+    value of the listed JSON type (object, array, string, number, boolean, null, any).
+    """
+
+    include: tuple[str, ...] = ()
+    glob: str | None = None
+    json_keys: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_spec(cls, spec: dict[str, Any]) -> _Selection:
+        select = spec.get("select") or {}
+        json_keys = dict(select.get("json_keys") or {})
+        unknown = sorted(set(json_keys.values()) - set(_JSON_TYPES))
+        if unknown:  # pragma: no cover - data error
+            raise CsrwhError(
+                f"unknown JSON type(s) {unknown} in select.json_keys of {SOURCES_FILE}"
+            )
+        return cls(tuple(spec.get("include") or ()), select.get("glob"), json_keys)
+
+    def path_ok(self, rel: str) -> bool:
+        if self.include and not rel.startswith(self.include):
+            return False
+        return self.glob is None or _glob_regex(self.glob).fullmatch(rel) is not None
+
+    def content_ok(self, path: Path) -> bool:
+        if not self.json_keys:
+            return True
+        try:
+            data = json.loads(path.read_bytes())  # UTF-8 (with or without BOM), -16, -32
+        except (OSError, ValueError, RecursionError):
+            return False
+        return isinstance(data, dict) and all(
+            key in data and _is_json_type(data[key], kind) for key, kind in self.json_keys.items()
+        )
+
+    def describe(self) -> str:
+        what = [f"files under {', '.join(self.include)}"] if self.include else []
+        if self.glob:
+            what.append(f"files matching {self.glob}")
+        if self.json_keys:
+            keys = ", ".join(f"{k!r} ({kind})" for k, kind in self.json_keys.items())
+            what.append(f"that are JSON objects with {keys}")
+        return " ".join(what) or "files"
+
+
+def _is_json_type(value: Any, kind: str) -> bool:
+    if isinstance(value, bool) and kind == "number":
+        return False
+    return isinstance(value, _JSON_TYPES[kind])
+
+
+@functools.lru_cache(maxsize=32)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """``pattern`` over POSIX relative paths: ``*`` and ``?`` match within one path segment,
+    ``**/`` any number of folders (also none), so ``*/**/*.json`` = a .json file in a folder."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        else:
+            out.append({"*": "[^/]*", "?": "[^/]"}.get(pattern[i], re.escape(pattern[i])))
+            i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+def _drop_by_content(work: Path, extracted: list[str], selection: _Selection) -> list[str]:
+    """Delete the extracted files ``selection`` rejects by content; returns them, sorted."""
+    rejected = sorted(rel for rel in extracted if not selection.content_ok(work / rel))
+    for rel in rejected:
+        path = work / rel
+        path.unlink()
+        parent = path.parent
+        while parent != work and not any(parent.iterdir()):
+            parent.rmdir()
+            parent = parent.parent
+    return rejected
+
+
+def _record_selection(
+    spec: dict[str, Any], built: _Built, selection: _Selection, left_out: int, rejected: list[str]
+) -> None:
+    """Manifest fields and the summary line for a corpus kept by a ``select`` rule."""
+    built.skipped = left_out + len(rejected)
+    built.source["select"] = spec.get("select")
+    built.source["skipped_files"] = built.skipped
+    built.source["skipped_json"] = rejected
+    keys = " and ".join(f"a {k!r} {kind}" for k, kind in selection.json_keys.items())
+    examples = ", ".join(rejected[:2]) + (", ..." if len(rejected) > 2 else "")
+    built.note = (
+        f"skipped {built.skipped:,} archive files that are not conversation files "
+        f"({left_out:,} not matching {selection.glob or 'the paths'}, "
+        f"{len(rejected):,} JSON files without {keys}{': ' + examples if examples else ''})"
     )
 
 
@@ -518,8 +660,10 @@ def _check_expected_files(corpus: str, spec: dict[str, Any], work: Path, built: 
             continue
         path = work / rel
         if not path.is_file():
+            dropped = rel in built.source.get("skipped_json", [])
             raise CsrwhError(
-                f"{title}: the archive lacks {rel}",
+                f"{title}: the archive lacks {rel}"
+                + (" (it is there, but the `select` rule leaves it out)" if dropped else ""),
                 hint=f"expected at commit {spec['ref']}; is the archive complete?",
             )
         sha, size = _hash_file(path)
@@ -728,12 +872,22 @@ def _write_manifest(
         "source": built.source,
         "downloads": built.downloads,
         "warnings": built.warnings,
+        "subsets": _subsets(files),
         "files": files,
     }
     (work / MANIFEST_NAME).write_text(
         json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     return files
+
+
+def _subsets(files: list[dict[str, Any]]) -> dict[str, int]:
+    """Files per top-level folder ("." for files at the top), sorted by folder name."""
+    counts: dict[str, int] = {}
+    for f in files:
+        top = f["path"].split("/", 1)[0] if "/" in f["path"] else "."
+        counts[top] = counts.get(top, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _install(work: Path, target: Path, data_dir: Path, corpus: str) -> None:
@@ -1027,10 +1181,16 @@ def _make_progress() -> Progress:
 def _report(result: FetchResult, spec: dict[str, Any]) -> None:
     title = escape(spec.get("title", result.corpus))
     if result.status == "fetched":
+        subsets = ""
+        if len(result.subsets) > 1 or spec.get("select"):
+            subsets = " (" + ", ".join(f"{k} {n}" for k, n in result.subsets.items()) + ")"
         console.print(
-            f"[green]✓ {title}[/green]: {result.files} files, {result.bytes:,} bytes → {escape(str(result.path))}"
+            f"[green]✓ {title}[/green]: {result.files} files{escape(subsets)}, {result.bytes:,} bytes"
+            f" → {escape(str(result.path))}"
             + (f" ({len(result.warnings)} warning(s))" if result.warnings else "")
         )
+        if result.message:
+            console.print(f"  [dim]{escape(result.message)}[/dim]")
     elif result.status == "skipped":
         console.print(f"[dim]- {title}: {escape(result.message)}[/dim]")
     else:

@@ -242,23 +242,24 @@ def test_github_archive_lands_upstream_layout_with_manifest(server, sources, dat
     assert {f["path"]: f["sha256"] for f in m["files"]} == {
         k: sha(v) for k, v in CRS_FILES.items() if k.startswith("data/")
     }
+    assert m["subsets"] == {"data": 3}
     assert not list(data_dir.glob(".tmp-*"))  # temp files cleaned up
 
 
 def test_recllmsim_keeps_unicode_paths_and_subset_folders(server, sources, data_dir):
     files = {
-        "real_human_user/User_1/旅行规划/0.json": '{"task_type": "旅行规划"}'.encode(),
-        "LLM_agent_user/travel planning/0.json": b'{"task": "travel planning"}',
-        "V2/recipe planning/3.json": b"{}",
+        "real_human_user/User_1/旅行规划/0.json": '{"task_type": "旅行规划", "history": []}'.encode(),
+        "LLM_agent_user/travel planning/0.json": b'{"task": "travel planning", "history": []}',
+        "V2/recipe planning/3.json": b'{"history": []}',
         "code/train.py": b"print()",
     }
     github_zip(server.root, "wzf2000", "RecLLMSim", RECLLMSIM_REF, files)
     [res] = fetch(["recllmsim"], data_dir, mirror=server.url, sources=sources)
     folder = data_dir / "recllmsim"
     assert res.files == 3
-    assert (folder / "real_human_user/User_1/旅行规划/0.json").read_text(
-        encoding="utf-8"
-    ) == '{"task_type": "旅行规划"}'
+    assert (folder / "real_human_user/User_1/旅行规划/0.json").read_bytes() == files[
+        "real_human_user/User_1/旅行规划/0.json"
+    ]
     assert not (folder / "code").exists()
 
 
@@ -305,6 +306,161 @@ def test_github_corpus_from_local_zip(tmp_path, sources, data_dir):
     [res] = fetch(["crsarena-dial"], data_dir, from_zip=local, sources=sources)
     assert res.files == 3
     assert manifest(data_dir / "crsarena-dial")["source"]["from_zip"] == str(local)
+
+
+# --------------------------------------------------------------------------- RecLLMSim: kept by content
+
+
+def conversation(task: str, history: list | None = None) -> bytes:
+    """A RecLLMSim conversation file: a JSON object with a ``history`` list."""
+    if history is None:
+        history = [{"role": "user", "content": f"帮我做{task}"}]
+    record = {"task_type": task, "history": history}
+    return json.dumps(record, ensure_ascii=False, indent=4).encode()
+
+
+RECLLMSIM_CONVERSATIONS = {  # every one is kept, whatever its top-level folder
+    "human_exp_V3/User_0/旅行规划/0.json": conversation("旅行规划"),
+    "human_exp_V3/User_12/菜谱规划/3.json": conversation("菜谱规划", history=[]),
+    "real_human_user/User_1/礼物准备/2.json": conversation("礼物准备"),
+    "LLM_agent_user/new travel planning/0.json": conversation("travel planning"),
+    "LLM_agent_user/skill learning planning/7.json": conversation("skill learning"),
+}
+RECLLMSIM_JSON_NOT_CONVERSATIONS = {  # JSON under a folder, but not a conversation
+    "user_profiling/desc_translated.json": '{"occupation": {"学生": "student"}}'.encode(),
+    "RecUserSim/config/gen_chat_en.json": b'{"model": "gpt-4", "prompts": {}}',
+    "LLM_agent_user/index.json": b'[{"history": []}]',  # a JSON array
+    "real_human_user/User_1/notes.json": b'{"history": "user: hi"}',  # history not a list
+    "human_exp_V3/User_0/broken.json": b'{"history": [',  # not JSON
+}
+RECLLMSIM_OTHER_FILES = {  # not JSON files under a folder
+    "human_exp_V3/User_0/旅行规划/0.txt": conversation("旅行规划"),
+    "history.json": conversation("root"),  # at the top, outside any subset folder
+    "README.md": b"# RecLLMSim\n",
+    "statistics/basic_count.py": b"print()\n",
+}
+
+
+def recllmsim_zip(root: Path, *groups: dict[str, bytes]) -> str:
+    files = {name: data for group in groups for name, data in group.items()}
+    return github_zip(root, "wzf2000", "RecLLMSim", RECLLMSIM_REF, files)
+
+
+def kept_files(folder: Path) -> list[str]:
+    return sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != MANIFEST_NAME
+    )
+
+
+def test_recllmsim_keeps_conversations_of_folders_it_never_heard_of(
+    server, sources, data_dir, capsys
+):
+    recllmsim_zip(
+        server.root,
+        RECLLMSIM_CONVERSATIONS,
+        RECLLMSIM_JSON_NOT_CONVERSATIONS,
+        RECLLMSIM_OTHER_FILES,
+    )
+    [res] = fetch(["recllmsim"], data_dir, mirror=server.url, sources=sources)
+    folder = data_dir / "recllmsim"
+    for name, data in RECLLMSIM_CONVERSATIONS.items():  # Chinese folder names survive
+        assert (folder / name).is_file(), f"{name} was not fetched"
+        assert (folder / name).read_bytes() == data
+    assert kept_files(folder) == sorted(RECLLMSIM_CONVERSATIONS)
+
+    subsets = {"LLM_agent_user": 2, "human_exp_V3": 2, "real_human_user": 1}
+    m = manifest(folder)
+    assert m["subsets"] == subsets and res.subsets == subsets
+    assert list(m["subsets"]) == sorted(subsets)
+    assert {f["path"] for f in m["files"]} == set(RECLLMSIM_CONVERSATIONS)
+    assert res.files == 5
+    out = " ".join(capsys.readouterr().err.split())
+    assert "5 files (LLM_agent_user 2, human_exp_V3 2, real_human_user 1)" in out
+
+
+def test_recllmsim_leaves_out_files_that_are_not_conversations(server, sources, data_dir, capsys):
+    recllmsim_zip(
+        server.root,
+        RECLLMSIM_CONVERSATIONS,
+        RECLLMSIM_JSON_NOT_CONVERSATIONS,
+        RECLLMSIM_OTHER_FILES,
+    )
+    [res] = fetch(["recllmsim"], data_dir, mirror=server.url, sources=sources)
+    folder = data_dir / "recllmsim"
+    for name in [*RECLLMSIM_JSON_NOT_CONVERSATIONS, *RECLLMSIM_OTHER_FILES]:
+        assert not (folder / name).exists(), name
+    for gone in ("user_profiling", "RecUserSim", "statistics"):  # no empty folders left
+        assert not (folder / gone).exists(), gone
+    skipped = len(RECLLMSIM_JSON_NOT_CONVERSATIONS) + len(RECLLMSIM_OTHER_FILES)
+    assert res.skipped == skipped
+    m = manifest(folder)
+    assert m["source"]["select"] == SOURCES["corpora"]["recllmsim"]["select"]
+    assert m["source"]["skipped_files"] == skipped
+    assert m["source"]["skipped_json"] == sorted(RECLLMSIM_JSON_NOT_CONVERSATIONS)
+    out = " ".join(capsys.readouterr().err.split())
+    assert f"skipped {skipped} archive files" in out
+    assert f"{len(RECLLMSIM_JSON_NOT_CONVERSATIONS)} JSON files" in out
+
+
+def test_recllmsim_archive_without_conversations_is_an_error(server, sources, data_dir):
+    recllmsim_zip(server.root, RECLLMSIM_JSON_NOT_CONVERSATIONS, RECLLMSIM_OTHER_FILES)
+    with pytest.raises(CsrwhError, match="history") as err:
+        fetch(["recllmsim"], data_dir, mirror=server.url, sources=sources)
+    assert "wzf2000/RecLLMSim" in err.value.hint
+    assert not (data_dir / "recllmsim").exists()
+    assert not tmp_leftovers(data_dir)
+
+
+def test_recllmsim_expected_files_are_checked_after_selection(server, sources, data_dir):
+    recllmsim_zip(server.root, RECLLMSIM_CONVERSATIONS, RECLLMSIM_JSON_NOT_CONVERSATIONS)
+    name = "human_exp_V3/User_0/旅行规划/0.json"
+    data = RECLLMSIM_CONVERSATIONS[name]
+    spec = sources["corpora"]["recllmsim"]
+    spec["expected_files"] = {name: {"sha256": sha(data), "size": len(data)}}
+    fetch(["recllmsim"], data_dir, mirror=server.url, sources=sources)
+
+    spec["expected_files"] = {name: {"sha256": "0" * 64, "size": len(data)}}
+    with pytest.raises(CsrwhError, match="does not match"):
+        fetch(["recllmsim"], data_dir, force=True, mirror=server.url, sources=sources)
+
+    spec["expected_files"] = {"user_profiling/desc_translated.json": {"sha256": None}}
+    with pytest.raises(CsrwhError, match="desc_translated.json .*`select` rule leaves it out"):
+        fetch(["recllmsim"], data_dir, force=True, mirror=server.url, sources=sources)
+    assert (data_dir / "recllmsim" / name).read_bytes() == data  # the good folder is kept
+
+
+@pytest.mark.integration  # reads ../shared/corpora/recllmsim
+def test_recllmsim_rule_keeps_every_real_conversation_file(real_corpora):
+    """The rule of upstreams.json against the byte-for-byte upstream files of the pinned commit."""
+    folder = real_corpora / "recllmsim"
+    if not folder.is_dir():
+        pytest.skip(f"no {folder}")
+    selection = fetch_mod._Selection.from_spec(SOURCES["corpora"]["recllmsim"])
+    subsets: dict[str, int] = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = path.relative_to(folder).as_posix()
+        if rel.startswith("."):
+            continue
+        assert selection.path_ok(rel) and selection.content_ok(path), rel
+        subsets[rel.split("/", 1)[0]] = subsets.get(rel.split("/", 1)[0], 0) + 1
+    assert subsets == {"LLM_agent_user": 1856, "human_exp_V2": 1833, "real_human_user": 291}
+
+
+@pytest.mark.integration  # reads ../shared/corpora/recllmsim
+def test_recllmsim_fetches_real_files_of_every_subset(server, sources, data_dir, real_corpora):
+    folder = real_corpora / "recllmsim"
+    if not folder.is_dir():
+        pytest.skip(f"no {folder}")
+    real = {}
+    for subset in ("LLM_agent_user", "human_exp_V2", "real_human_user"):
+        for path in sorted((folder / subset).rglob("*.json"))[:2]:
+            real[path.relative_to(folder).as_posix()] = path.read_bytes()
+    recllmsim_zip(server.root, real, RECLLMSIM_JSON_NOT_CONVERSATIONS)
+    [res] = fetch(["recllmsim"], data_dir, mirror=server.url, sources=sources)
+    assert kept_files(data_dir / "recllmsim") == sorted(real)
+    assert res.subsets == {"LLM_agent_user": 2, "human_exp_V2": 2, "real_human_user": 2}
 
 
 # --------------------------------------------------------------------------- Git LFS
@@ -391,6 +547,7 @@ def test_recoreact_files_via_env_mirror(server, sources, data_dir, monkeypatch):
         == "https://huggingface.co/datasets/microsoft/RecoReact/resolve/main/meals-users.jsonl"
     )
     assert res.files == 9
+    assert m["subsets"] == {".": 9}  # files at the top
 
 
 def test_retries_after_two_503s(server, sources, data_dir):
@@ -593,7 +750,11 @@ def test_fetch_all_reports_convsearch_as_manual(server, sources, data_dir):
     )
     github_zip(server.root, "iai-group", "crsarena-dial", CRS_REF, CRS_FILES)
     github_zip(
-        server.root, "wzf2000", "RecLLMSim", RECLLMSIM_REF, {"LLM_agent_user/t/0.json": b"{}"}
+        server.root,
+        "wzf2000",
+        "RecLLMSim",
+        RECLLMSIM_REF,
+        {"LLM_agent_user/t/0.json": b'{"history": []}'},
     )
     recoreact_files(server.root)
     results = fetch([], data_dir, mirror=server.url, sources=sources)
