@@ -8,6 +8,8 @@ rows (glob pattern -> raw table, record format, record key). Everything else liv
   exactly the columns of docs/ARCHITECTURE.md;
 * **discovery** -- files under each corpus folder are matched against the declared patterns
   (any path component starting with "." is ignored) and hashed (sha256, in threads);
+  symlinks are followed only when their target lies inside the data folder (others, dangling
+  links and loops are reported as warnings), FIFOs / sockets / devices are never opened;
 * **idempotence** -- a file whose sha256, size and target table equal its ``raw.ingest_files``
   row is skipped; a changed file has its rows (raw table, rejects, manifest) deleted and
   re-inserted; a file that disappeared has its rows deleted. All writes of one run happen
@@ -41,15 +43,18 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import csv
+import errno
 import hashlib
 import io
 import json
+import logging
 import os
 import re
+import stat
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from enum import Enum
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -61,6 +66,8 @@ import pyarrow.compute as pc
 
 BOM = b"\xef\xbb\xbf"
 RAW_SCHEMA = "raw"
+
+_log = logging.getLogger(__name__)
 
 # --------------------------------------------------------------------------------------
 # Declarations used by the corpus modules
@@ -270,28 +277,95 @@ class SourceFile:
     sha256: str | None = None
 
 
-def discover(corpus: CorpusSpec, root: Path) -> tuple[list[SourceFile], list[str]]:
+_SPECIAL_KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
+    (stat.S_ISFIFO, "named pipe (FIFO)"),
+    (stat.S_ISSOCK, "socket"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+)
+
+
+def _within(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or below it (both real, absolute paths)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _link_problem(link: str, st: os.stat_result | OSError, bounds: Sequence[str],
+                  open_dirs: Sequence[str]) -> str | None:
+    """Why the symlink ``link`` must not be followed (``st``: its target's stat or error)."""
+    if isinstance(st, FileNotFoundError):
+        return "dangling symlink (target does not exist)"
+    if isinstance(st, OSError):
+        return "symlink loop" if st.errno == errno.ELOOP else f"unreadable symlink ({st.strerror})"
+    target = os.path.realpath(link)
+    if not any(_within(target, b) for b in bounds):
+        return "symlink points outside the data folder"
+    if stat.S_ISDIR(st.st_mode) and any(_within(d, target) for d in open_dirs):
+        return "symlink to an ancestor folder (loop)"
+    return None
+
+
+def discover(
+    corpus: CorpusSpec,
+    root: Path,
+    data_dir: Path | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> tuple[list[SourceFile], list[str]]:
     """Files under ``root`` matching the corpus' declared patterns, and the unmatched ones.
 
     Any path component starting with "." (``.csrwh-manifest.json``, ``.git/``) is ignored.
+    A symlink (file or folder) is followed when its target lies inside ``data_dir`` (default:
+    ``root``'s parent, the folder holding every corpus folder) or inside ``root``'s own real
+    folder; its files get the path seen through the link. Links pointing elsewhere, dangling
+    links, link loops and links to an ancestor folder are not followed; FIFOs, sockets and
+    devices are never opened. Each of those is reported as ONE line to ``warn`` (default:
+    this module's logger at WARNING level), e.g. ``recllmsim/extra -> /etc: symlink points
+    outside the data folder, not followed``. Files are listed in sorted order (a folder's
+    files before its sub-folders).
     """
+    warn = warn or _log.warning
+    bounds = (os.path.realpath(data_dir or root.parent), os.path.realpath(root))
     found: list[SourceFile] = []
     ignored: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        rel_dir = Path(dirpath).relative_to(root).as_posix()
-        for name in sorted(filenames):
-            if name.startswith("."):
-                continue
-            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
-            spec = corpus.spec_for(rel)
-            if spec is None:
-                ignored.append(rel)
-                continue
-            path = Path(dirpath, name)
-            st = path.stat()
-            mtime = datetime.fromtimestamp(st.st_mtime, timezone.utc).replace(tzinfo=None)
-            found.append(SourceFile(corpus, spec, path, rel, st.st_size, mtime))
+
+    def walk(folder: str, rel_dir: str, open_dirs: tuple[str, ...]) -> None:
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
+        except OSError as exc:
+            warn(f"{corpus.folder}/{rel_dir or '.'}: cannot list folder ({exc.strerror}), skipped")
+            return
+        subdirs: list[tuple[str, str]] = []
+        for entry in entries:
+            rel = f"{rel_dir}{entry.name}"
+            shown = f"{corpus.folder}/{rel}"
+            try:
+                st: os.stat_result | OSError = os.stat(entry.path)  # follows symlinks
+            except OSError as exc:
+                st = exc
+            if entry.is_symlink():
+                why = _link_problem(entry.path, st, bounds, open_dirs)
+                if why is not None:
+                    warn(f"{shown} -> {os.readlink(entry.path)}: {why}, not followed")
+                    continue
+            if isinstance(st, OSError):
+                warn(f"{shown}: cannot stat ({st.strerror}), skipped")
+            elif stat.S_ISDIR(st.st_mode):
+                subdirs.append((entry.path, rel))
+            elif stat.S_ISREG(st.st_mode):
+                spec = corpus.spec_for(rel)
+                if spec is None:
+                    ignored.append(rel)
+                    continue
+                mtime = datetime.fromtimestamp(st.st_mtime, UTC).replace(tzinfo=None)
+                found.append(SourceFile(corpus, spec, Path(entry.path), rel, st.st_size, mtime))
+            else:
+                kind = next((k for test, k in _SPECIAL_KINDS if test(st.st_mode)), "special file")
+                warn(f"{shown}: {kind}, not a regular file, skipped")
+        for path, rel in subdirs:
+            walk(path, f"{rel}/", (*open_dirs, os.path.realpath(path)))
+
+    walk(str(root), "", (os.path.realpath(root),))
     return found, ignored
 
 
@@ -781,6 +855,9 @@ class IngestSummary:
     missing_corpora: list[str] = field(default_factory=list)
     per_corpus: dict[str, CorpusStats] = field(default_factory=dict)
     ignored_files: list[str] = field(default_factory=list)  # "<corpus folder>/<path>"
+    #: discovery warnings, one line each (links not followed, FIFOs/sockets/devices skipped);
+    #: also logged (logger ``ingest.loader``, WARNING) as they happen
+    warnings: list[str] = field(default_factory=list)
     #: rows in raw.rejected_records for the run's corpora after the run (this run's rejects
     #: plus those of unchanged files landed earlier)
     rejected_outstanding: int = 0
@@ -842,7 +919,7 @@ class Ingestor:
         """(files to load, manifest rows (corpus, table, path) whose files are gone)."""
         found: list[SourceFile] = []
         for corpus in self.present:
-            files, ignored = discover(corpus, self.data_dir / corpus.folder)
+            files, ignored = discover(corpus, self.data_dir / corpus.folder, self.data_dir, self._warn)
             found += files
             self.summary.per_corpus[corpus.name].files_ignored = len(ignored)
             self.summary.ignored_files += [f"{corpus.folder}/{p}" for p in ignored]
@@ -867,6 +944,10 @@ class Ingestor:
                 to_load.append(f)
         gone = [(c, t, p) for (c, p), (t, _, _) in manifest.items() if (c, p) not in seen]
         return to_load, gone
+
+    def _warn(self, line: str) -> None:
+        self.summary.warnings.append(line)
+        _log.warning(line)
 
     # -- run -------------------------------------------------------------------------
     def run(self, on_progress: Callable[[int], None] | None = None,
