@@ -1,9 +1,9 @@
 """Synthetic RecLLMSim (github.com/wzf2000/RecLLMSim) in the repository's current layout.
 
-Layout: ``LLM_agent_user/<task>/<N>.json`` (English task folder names) and
-``real_human_user/User_<k>/<任务>/<N>.json`` (Chinese task folder names). One
-conversation per file, written like upstream: ``json.dumps(obj, indent=4,
-ensure_ascii=False)`` in UTF-8, no final newline.
+Layout: ``LLM_agent_user/<task>/<N>.json`` (English task folder names),
+``real_human_user/User_<k>/<任务>/<N>.json`` and ``human_exp_V2/User_<k>/<任务>/<N>.json``
+(Chinese task folder names). One conversation per file, written like upstream:
+``json.dumps(obj, indent=4, ensure_ascii=False)`` in UTF-8, no final newline.
 
 Variants exercised on purpose (all seen upstream or in NOTES.md):
 - LLM-agent files carry ``preference_summary_old`` except in ``new travel planning``;
@@ -12,6 +12,17 @@ Variants exercised on purpose (all seen upstream or in NOTES.md):
 - real-human files: ``profile`` / ``questionnaire`` are objects in about half of the
   files and Python ``repr`` strings (``ast.literal_eval``-able) in the other half; some
   files add ``strategy_human``, ``strategy_human_V2``, ``strategy_human_V3``.
+- human_exp_V2 files (the newer human study): ``chat_model`` names the assistant model;
+  user turns carry no intent; every assistant turn carries ``hallucination`` and a
+  ``satisfaction`` string digit '1'..'5', plus a ``reason`` category when the score is
+  3 or lower; ``profile`` is one object per user, and ``profile.complete_tid`` (present
+  for some users only) lists the task numbers the user had completed before this one;
+  ``strategy_V3`` precedes ``strategy``; there is no ``strategy_V2``; a few
+  conversations end with an unanswered user message.
+
+In every subset the strategy objects hold three classifier runs ``'1'``..``'3'`` and
+their ensemble ``'final'`` (majority for labels, rounded mean for the 1..5 scores), as
+upstream.
 """
 
 from __future__ import annotations
@@ -32,9 +43,12 @@ LLM_TASKS = (
     "travel planning",
 )
 HUMAN_TASKS = ("礼物准备", "旅行规划", "菜谱规划", "技能学习规划")
+SUBSETS = ("LLM_agent_user", "human_exp_V2", "real_human_user")
 N_LLM_PER_TASK = 8
 N_HUMAN_USERS = 4
 N_HUMAN_PER_TASK = 2
+N_V2_USERS = 3
+V2_MAX_FILES_PER_TASK = 6  # upstream numbers a user's conversations of one task 0..5
 
 LLM_INTENTS = {
     ("Planning", "规划"): 0.34,
@@ -405,8 +419,29 @@ def _preference_text(p: dict) -> tuple[str, str]:
     return "\n".join(en_lines), "，".join(zh_parts)
 
 
-def _strategy(r: random.Random, table: dict, keys=("final", "1", "2", "3")) -> dict:
-    return {k: {a: weighted(r, w) for a, w in table.items()} for k in keys}
+def _ensemble(values: list):
+    """Upstream's ``final``: rounded mean of 1..5 scores, majority label otherwise."""
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return int(sum(values) / len(values) + 0.5)
+    return max(values, key=values.count)  # first of the most common (a majority for 3 runs)
+
+
+def _strategy(
+    r: random.Random, table: dict, keys=("final", "1", "2", "3"), agree: float = 0.85
+) -> dict:
+    """``final`` plus classifier runs that mostly agree on one drawn value per attribute."""
+    runs = [k for k in keys if k != "final"]
+    truth = {a: weighted(r, w) for a, w in table.items()}
+    out: dict = {k: {} for k in keys}
+    for a, w in table.items():
+        values = [truth[a] if r.random() < agree else weighted(r, w) for _ in runs]
+        if len(values) == 3 and len(set(values)) == 3 and not isinstance(values[0], int):
+            values[2] = values[0]  # labels always have a majority upstream
+        if "final" in out:
+            out["final"][a] = _ensemble(values) if values else truth[a]
+        for k, v in zip(runs, values):
+            out[k][a] = v
+    return out
 
 
 def _llm_file(r: random.Random, task: str, index: int) -> dict:
@@ -574,6 +609,293 @@ def _human_file(r: random.Random, task_zh: str, as_repr: bool) -> dict:
     return doc
 
 
+# --------------------------------------------------------------------------- human_exp_V2
+
+CHAT_MODELS = {
+    "gpt-4-turbo-preview": 0.29,
+    "gemini-2.0-pro-exp-02-05": 0.27,
+    "claude-3-7-sonnet-20250219": 0.25,
+    "deepseek-v3": 0.19,
+}
+V2_HALLUCINATION = {"否": 0.93, "无法判断": 0.04, "是": 0.03}
+V2_SATISFACTION_FIRST = {"5": 0.38, "4": 0.40, "3": 0.15, "2": 0.05, "1": 0.02}
+V2_SATISFACTION_LATER = {"5": 0.48, "4": 0.38, "3": 0.09, "2": 0.03, "1": 0.02}
+V2_REASONS = {"不够细致": 0.37, "不满足需求": 0.24, "不够多样": 0.17, "不可用": 0.15, "其它": 0.07}
+V2_QUESTIONNAIRE_WEIGHTS = {
+    "Memorization": (0.93, 0.07),
+    "Detail": (0.69, 0.28, 0.03),
+    "Availability": (0.62, 0.37, 0.01),
+    "Diversity": (0.71, 0.26, 0.03),
+}
+V2_STRATEGY = {
+    "information_request": {"Planning": 0.54, "Sequential": 0.46},
+    "order": {"Comprehensive": 0.77, "Depth": 0.17, "Breadth": 0.06},
+    "context": {"High": 0.67, "Low": 0.33},
+    "question": {"Specific": 0.89, "Broad": 0.11},
+}
+V2_STRATEGY_V3 = {
+    "question_broadness": {4: 0.61, 3: 0.29, 5: 0.05, 2: 0.04, 1: 0.01},
+    "context_dependency": {3: 0.53, 4: 0.33, 5: 0.08, 2: 0.05, 1: 0.01},
+    "feedback": {"NoFeedback": 0.55, "Positive": 0.28, "Both": 0.1, "Negative": 0.07},
+}
+V2_PROFILE_VOCAB = {
+    "personality": (
+        "乐观", "友善", "细致", "随性", "幽默", "耐心", "独立", "上进", "内向", "坚定", "冷静",
+        "外向", "自信",
+    ),
+    "daily_interests": (
+        "听音乐", "玩游戏", "看电视", "运动", "阅读", "网购", "摄影", "养宠物", "烘焙/烹饪",
+        "手工艺制作", "绘画", "下棋", "写作",
+    ),
+    "travel_habits": (
+        "自然风光", "美食之旅", "户外活动", "参观博物馆", "喜欢宁静", "文化旅行", "自驾游",
+        "家庭旅行", "国际旅行", "经常出差", "探亲",
+    ),
+    "dining_preferences": (
+        "烧烤", "中式美食", "街头小吃", "均衡饮食", "健康饮食", "海鲜", "快餐", "尝鲜", "外卖",
+        "烘焙", "日式美食", "素食",
+    ),
+    "spending_habits": (
+        "注重消费体验", "娱乐支出", "用于旅行", "质量大于数量", "节俭", "为未来储蓄", "时尚支出",
+        "科技产品", "购买书籍",
+    ),
+    "other_aspects": (
+        "住在宿舍", "喜欢参与音乐活动", "养小动物", "喜欢参与体育活动", "社交广泛",
+        "喜欢参与志愿活动", "独自生活", "家庭生活", "生活压力大", "租房", "无符合描述",
+    ),
+}  # fmt: skip
+V2_LIST_SIZES = {
+    "personality": {3: 0.42, 4: 0.42, 2: 0.1, 5: 0.04, 1: 0.02},
+    "daily_interests": {3: 0.47, 4: 0.31, 2: 0.18, 5: 0.04},
+    "travel_habits": {3: 0.41, 4: 0.36, 2: 0.2, 5: 0.03},
+    "dining_preferences": {3: 0.44, 4: 0.34, 2: 0.2, 5: 0.02},
+    "spending_habits": {3: 0.43, 4: 0.28, 2: 0.24, 1: 0.03, 0: 0.01, 5: 0.01},
+    "other_aspects": {2: 0.41, 3: 0.26, 4: 0.21, 1: 0.11, 5: 0.01},
+}
+V2_BACKGROUNDS = {
+    "信息科学与技术": 0.28,
+    "工程与应用科学": 0.19,
+    "医学与健康科学": 0.14,
+    "其他": 0.12,
+    "人文与艺术": 0.09,
+    "自然科学": 0.08,
+    "社会科学与行为科学": 0.06,
+    "交叉与前沿学科": 0.04,
+}
+V2_OCCUPATIONS = {
+    "学生": 0.81,
+    "其他": 0.05,
+    "工程师": 0.04,
+    "艺术工作者": 0.03,
+    "医护人员": 0.03,
+    "教师": 0.02,
+    "自媒体工作者": 0.02,
+}
+COMPANIONS = ("朋友", "家人", "室友", "同学", "父母")
+V2_USER_TEXT = {
+    "gift": (
+        "{o}快到了，我想给{w}送一份礼物，预算{n}元左右，有什么推荐吗",
+        "{y}不错，还有类似的选择吗",
+        "{w}平时比较喜欢安静，{y}合适吗",
+        "能帮我比较一下这几个礼物的优缺点吗",
+        "在哪里买比较方便？",
+    ),
+    "travel": (
+        "我打算{s}去{p}玩{k}天，帮我做个行程规划",
+        "住宿想要{y}，有推荐吗",
+        "第{k}天的安排太赶了，能调整一下吗",
+        "交通方面怎么安排比较省时间",
+        "帮我把完整的行程整理一下",
+    ),
+    "recipe": (
+        "我想给{k}个人做{m}，帮我推荐几道菜",
+        "{y}的具体做法是什么",
+        "换一道清淡一点的菜吧",
+        "需要提前准备哪些食材？",
+        "帮我安排一下做菜的先后顺序",
+    ),
+    "skill": (
+        "我想在{k}个月内学会{sk}，目前零基础，怎么规划比较好",
+        "有没有适合初学者的{y}推荐",
+        "我每天只有一个小时，这个进度能完成吗",
+        "第一个月具体每周学什么",
+        "谢谢，这个计划很清楚",
+    ),
+}
+V2_SECTION_TITLES = ("整体思路", "具体推荐", "时间安排", "预算参考", "注意事项")
+V2_TIPS = (
+    "提前确认时间和预算，避免临时调整",
+    "可以根据自己的实际情况灵活取舍",
+    "建议先从最简单的一项开始尝试",
+    "遇到高峰期记得预留充足时间",
+    "保留一到两个备选方案",
+)
+
+
+def _v2_task_context(r: random.Random, kind: str) -> str:
+    if kind == "gift":
+        (_, oz), (_, wz) = _pick(r, OCCASIONS), _pick(r, RECIPIENTS)
+        return (
+            f"{oz}快到了，你想给你的{wz}准备一份礼物，预算根据自身情况设定。你打算借助大语言模型"
+            "挑选礼物，在对话中需要了解对方可能的喜好、比较几个候选礼物，并确定购买或制作方式。"
+            "最终应当选出一份你真正愿意送出的礼物。"
+        )
+    if kind == "travel":
+        (_, pz), (_, sz) = _pick(r, PLACES), _pick(r, SEASONS)
+        return (
+            f"假设你计划在{sz}和{r.choice(COMPANIONS)}一起去{pz}旅行{r.randint(3, 10)}天，"
+            "出发地和预算根据自身情况设定。你希望借助大语言模型完成这次旅行的规划，在对话中需要"
+            "确定交通方式、住宿安排和每天的行程。最终方案应当尽量具体，可以真实地按照它出行。"
+        )
+    if kind == "recipe":
+        (_, mz) = _pick(r, MEALS)
+        return (
+            f"你打算为{r.randint(2, 8)}个人准备{mz}，厨艺水平根据自身情况设定。你希望大语言模型"
+            "帮你制定菜谱，在对话中需要确定菜品、列出所需食材，并了解每道菜的做法和合理的烹饪"
+            "顺序。最终的菜谱应当可以直接照着做。"
+        )
+    (_, skz) = _pick(r, SKILLS)
+    return (
+        f"你想利用{r.randint(4, 52)}周左右的业余时间学习{skz}，此前的基础根据自身情况设定。"
+        "你希望借助大语言模型制定学习规划，在对话中需要安排学习进度、整理学习资源，并考虑自己"
+        "目前的水平。最终的规划应当切实可行，能够按照它坚持学习。"
+    )
+
+
+def _v2_user_text(r: random.Random, kind: str, first: bool) -> str:
+    templates = V2_USER_TEXT[kind]
+    template = templates[0] if first else r.choice(templates[1:])
+    return template.format(
+        o=_pick(r, OCCASIONS)[1],
+        w=_pick(r, RECIPIENTS)[1],
+        p=_pick(r, PLACES)[1],
+        s=_pick(r, SEASONS)[1],
+        m=_pick(r, MEALS)[1],
+        sk=_pick(r, SKILLS)[1],
+        y=_pick(r, TASK_ITEMS[kind])[1],
+        n=r.choice((100, 300, 500, 1000)),
+        k=r.randint(2, 7),
+    )
+
+
+def _v2_assistant_text(r: random.Random, kind: str) -> str:
+    numerals = "一二三四五"
+    titles = sorted(r.sample(V2_SECTION_TITLES, r.randint(2, 4)), key=V2_SECTION_TITLES.index)
+    sections = []
+    for i, title in enumerate(titles):
+        items = r.sample(TASK_ITEMS[kind], r.randint(2, 4))
+        lines = "\n".join(
+            f"{j}. **{z}**：{r.choice(QUALITIES)[1]}的选择，{r.choice(V2_TIPS)}。"
+            for j, (_, z) in enumerate(items, 1)
+        )
+        sections.append(f"### **{numerals[i]}、{title}**\n{lines}")
+    return (
+        "以下是为你整理的方案，供你参考：\n\n---\n\n"
+        + "\n\n---\n\n".join(sections)
+        + f"\n\n---\n\n- {r.choice(V2_TIPS)}\n\n需要我根据你的情况进一步调整吗？"
+    )
+
+
+def _v2_profile(r: random.Random) -> dict:
+    profile: dict = {
+        "gender": r.choice(("Male", "Female")),
+        "age": gauss_int(r, 22, 3.5, 17, 38),
+        "background": weighted(r, V2_BACKGROUNDS),
+    }
+    for key in (
+        "personality",
+        "occupation",
+        "daily_interests",
+        "travel_habits",
+        "dining_preferences",
+        "spending_habits",
+        "other_aspects",
+    ):
+        if key == "occupation":
+            profile[key] = weighted(r, V2_OCCUPATIONS)
+        else:
+            profile[key] = r.sample(V2_PROFILE_VOCAB[key], weighted(r, V2_LIST_SIZES[key]))
+    return profile
+
+
+def _v2_file(r: random.Random, task_zh: str, profile: dict, complete_tid: dict | None) -> dict:
+    kind = TASK_KIND[task_zh]
+    history: list[dict] = []
+    n_user = gauss_int(r, 4.3, 1.6, 1, 10)
+    for i in range(n_user):
+        history.append({"role": "user", "content": _v2_user_text(r, kind, i == 0)})
+        turn = {
+            "role": "assistant",
+            "content": _v2_assistant_text(r, kind),
+            "hallucination": weighted(r, V2_HALLUCINATION),
+            "satisfaction": weighted(r, V2_SATISFACTION_LATER if i else V2_SATISFACTION_FIRST),
+        }
+        if int(turn["satisfaction"]) <= 3:
+            turn["reason"] = weighted(r, V2_REASONS)
+        history.append(turn)
+    if r.random() < 0.03:  # the user's last message went unanswered
+        history.append({"role": "user", "content": _v2_user_text(r, kind, False)})
+    if complete_tid is not None:
+        profile = {**profile, "complete_tid": complete_tid}
+    return {
+        "chat_model": weighted(r, CHAT_MODELS),
+        "history": history,
+        "task_context": _v2_task_context(r, kind),
+        "task_type": task_zh,
+        "profile": profile,
+        "questionnaire": [
+            {
+                "query": q,
+                "summary": s,
+                "option": r.choices(opts, weights=V2_QUESTIONNAIRE_WEIGHTS[s], k=1)[0],
+            }
+            for s, q, opts, _ in QUESTIONNAIRE
+        ],
+        "strategy_V3": _strategy(r, V2_STRATEGY_V3),
+        "strategy": _strategy(r, V2_STRATEGY),
+    }
+
+
+def _v2_user(r: random.Random, k: int) -> list[tuple[str, dict]]:
+    """One human_exp_V2 user: ``[(relative path, document)]``.
+
+    Users ``0, 3, 6, ...`` do all four tasks (the last one twice or more) and users
+    ``2, 5, 8, ...`` have no ``complete_tid``, so that every seed shows every variant.
+    """
+    if k % N_V2_USERS == 0 or r.random() < 0.6:
+        tasks = list(HUMAN_TASKS)
+    else:
+        tasks = r.sample(HUMAN_TASKS, r.randint(1, 3))
+    # upstream users mostly start with travel planning, then go on in their own order
+    r.shuffle(tasks)
+    if "旅行规划" in tasks and r.random() < 0.7:
+        tasks.remove("旅行规划")
+        tasks.insert(0, "旅行规划")
+    profile = _v2_profile(r)
+    with_tid = k % N_V2_USERS != N_V2_USERS - 1
+    completed: dict[str, list[int]] = {}
+    out: list[tuple[str, dict]] = []
+    for task_zh in tasks:
+        n_files = weighted(r, {1: 0.3, 2: 0.5, 3: 0.2})
+        if k % N_V2_USERS == 0 and task_zh == tasks[-1]:
+            n_files = max(n_files, 2)  # so that its last task shows up in a complete_tid
+        numbers = r.sample(range(V2_MAX_FILES_PER_TASK), n_files)
+        published = set(numbers)
+        if with_tid and r.random() < 0.3:  # a completed conversation that is not published
+            extra = [n for n in range(V2_MAX_FILES_PER_TASK) if n not in published]
+            numbers.insert(r.randint(0, len(numbers)), r.choice(extra))
+        for number in numbers:
+            if number in published:
+                tid = {t: list(v) for t, v in completed.items()} if with_tid else None
+                doc = _v2_file(r, task_zh, profile, tid)
+                out.append((f"human_exp_V2/User_{k}/{task_zh}/{number}.json", doc))
+                published.discard(number)
+            completed.setdefault(task_zh, [])
+            if number not in completed[task_zh]:
+                completed[task_zh].append(number)
+    return out
+
+
 def _dump(doc: dict) -> str:
     return json.dumps(doc, indent=4, ensure_ascii=False)
 
@@ -596,7 +918,12 @@ def write(folder: Path, scale: int, seed: int) -> list[str]:
                 write_text(folder / rel, _dump(_human_file(r, task_zh, as_repr=n_files % 2 == 0)))
                 written.append(rel)
                 n_files += 1
+    for k in range(N_V2_USERS * scale):
+        r = make_rng(seed, FOLDER, "human_exp_V2", k)
+        for rel, doc in _v2_user(r, k):
+            write_text(folder / rel, _dump(doc))
+            written.append(rel)
     return sorted(written)
 
 
-__all__ = ["FOLDER", "HUMAN_TASKS", "LLM_TASKS", "write"]
+__all__ = ["FOLDER", "HUMAN_TASKS", "LLM_TASKS", "SUBSETS", "write"]
