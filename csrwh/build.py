@@ -41,6 +41,8 @@ class BuildResult:
     published: bool
     seconds: dict[str, float] = field(default_factory=dict)
     records_rejected: int = 0
+    # new JSON key paths and new open-vocabulary values (warnings; see csrwh/novelty.py)
+    novelties: list[str] = field(default_factory=list)
     dbt: DbtOutcome | None = None
     up_to_date: bool = False
 
@@ -116,6 +118,11 @@ def build(
             failures.extend(outcome.failures or ["dbt build failed (see target/logs/dbt.log)"])
 
     if not failures:
+        from csrwh.novelty import report as report_novelties
+
+        step = time.perf_counter()
+        result.novelties = report_novelties(work, build_id, result.dbt, console)
+        result.seconds["novelty"] = time.perf_counter() - step
         _record_build(work, build_id, data_dir, fingerprint)
         for gate in gates or []:
             step = time.perf_counter()

@@ -24,6 +24,8 @@ class DbtOutcome:
     n_nodes: int = 0
     failures: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # open_vocabulary tests that warned: (test unique_id, vocabulary name, compiled SQL)
+    open_vocabulary_warnings: list[tuple[str, str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -69,6 +71,11 @@ def run_dbt(args: list[str], database: Path, quiet: bool = False) -> DbtOutcome:
             outcome.failures.append(f"{name}: {status} {message}".strip())
         elif status == "warn":
             outcome.warnings.append(f"{name}: {getattr(node_result, 'message', '')}")
+            metadata = getattr(node, "test_metadata", None)
+            if metadata is not None and getattr(metadata, "name", "") == "open_vocabulary":
+                vocabulary = str((getattr(metadata, "kwargs", None) or {}).get("vocabulary", ""))
+                compiled = getattr(node, "compiled_code", None) or ""
+                outcome.open_vocabulary_warnings.append((name, vocabulary, compiled))
     return outcome
 
 

@@ -77,3 +77,12 @@
 {% macro default__as_json(text_expr) -%}
     cast({{ text_expr }} as json)
 {%- endmacro %}
+
+{#- A JSON array as a SQL array of JSON values (to unnest); NULL for a non-array. -#}
+{% macro json_to_array(json_expr) -%}
+    {{ return(adapter.dispatch('json_to_array', 'csrwh')(json_expr)) }}
+{%- endmacro %}
+
+{% macro default__json_to_array(json_expr) -%}
+    cast(case when json_type({{ json_expr }}) = 'ARRAY' then {{ json_expr }} end as json[])
+{%- endmacro %}

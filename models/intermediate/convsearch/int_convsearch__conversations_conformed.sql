@@ -20,7 +20,14 @@ conformed as (
         cast(started_at as timestamp) as started_at,
         cast(ended_at as timestamp) as ended_at,
         cast(null as varchar) as user_sentiment,
-        cast(satisfaction_user / 4 as double) as user_satisfaction
+        cast(satisfaction_user / 4 as double) as user_satisfaction,
+        -- the user's own description of the information need
+        cast(intent_user as varchar) as task_description,
+        cast(null as varchar) as task_type,
+        cast(null as varchar) as profile,
+        cast(source_path as varchar) as source_path,
+        cast(record_index as bigint) as source_record_index,
+        cast(null as varchar) as source_attributes
     from dialogs
 
 )

@@ -151,7 +151,9 @@ conformed as (
         cast(rater_kind as varchar) as rater_kind,
         cast(rater_id as varchar) as rater_id,
         cast(aspect as varchar) as aspect,
-        cast(value as double) as value
+        cast(value as double) as value,
+        cast(null as varchar) as raw_value,
+        cast(null as varchar) as comment
     from unioned
 
 )

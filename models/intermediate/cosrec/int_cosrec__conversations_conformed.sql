@@ -24,7 +24,13 @@ final as (
         cast(null as timestamp) as started_at,
         cast(null as timestamp) as ended_at,
         cast(null as varchar) as user_sentiment,
-        cast(null as double) as user_satisfaction
+        cast(null as double) as user_satisfaction,
+        cast(null as varchar) as task_description,
+        cast(null as varchar) as task_type,
+        cast(null as varchar) as profile,
+        cast(source_path as varchar) as source_path,
+        cast(record_index as bigint) as source_record_index,
+        cast(null as varchar) as source_attributes
     from conversations
 
 )

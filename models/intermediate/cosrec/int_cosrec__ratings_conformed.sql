@@ -18,7 +18,9 @@ final as (
         -- annotators are anonymous: one rater per conversation and position
         cast(conversation_id || '#' || annotator_index as varchar) as rater_id,
         cast(aspect as varchar) as aspect,
-        cast(rating_value as double) as value
+        cast(rating_value as double) as value,
+        cast(null as varchar) as raw_value,
+        cast(null as varchar) as comment
     from quality_ratings
 
 )

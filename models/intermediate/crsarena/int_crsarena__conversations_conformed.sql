@@ -25,7 +25,14 @@ conformed as (
                 when 'satisfied' then 1
                 when 'frustrated' then 0
             end as double
-        ) as user_satisfaction
+        ) as user_satisfaction,
+        cast(null as varchar) as task_description,
+        cast(null as varchar) as task_type,
+        cast(null as varchar) as profile,
+        cast(source_path as varchar) as source_path,
+        -- position in the dialogue file: the order the dataset's Elo and Distinct-2 use
+        cast(record_index as bigint) as source_record_index,
+        cast(null as varchar) as source_attributes
     from dialogues
 
 )

@@ -23,7 +23,9 @@ conformed as (
                 when 'satisfied' then 1
                 when 'frustrated' then 0
             end as double
-        ) as value
+        ) as value,
+        cast(null as varchar) as raw_value,
+        cast(null as varchar) as comment
     from dialogues
     where sentiment in ('satisfied', 'frustrated')
 

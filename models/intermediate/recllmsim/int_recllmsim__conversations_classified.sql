@@ -1,7 +1,8 @@
 {#-
-    One row per RecLLMSim conversation (file) with what its path and subset say about it:
-    the English task, the language of `content`, and the user it belongs to
-    (real-human files: the User_<k> folder; LLM-agent files: the simulated preference).
+    One row per RecLLMSim conversation (file) with what its path and fields say about it:
+    the English task, the assistant model, and the user it belongs to (human files: the
+    User_<k> folder of its release; LLM-agent files: the simulated preference). The language
+    is not decided here: the conversations mart detects it from the text.
 -#}
 
 with
@@ -30,8 +31,10 @@ classified as (
             task_name,
             task_folder
         ) as task,
-        -- real humans wrote Chinese; LLM-agent (and V2) files are English with content_zh
-        case when subset = 'real_human_user' then 'zh' else 'en' end as language,
+        -- the assistant LLM: the file's chat_model; files without one were made with the
+        -- default the authors' scripts assume (var recllmsim_default_chat_model)
+        coalesce(chat_model, '{{ var("recllmsim_default_chat_model") }}') as system_id,
+        chat_model is null as is_default_chat_model,
         case
             when user_folder is not null then subset || '/' || user_folder
             when preference_id is not null then 'preference_' || preference_id
@@ -50,15 +53,18 @@ final as (
         ----------  ids
         conversation_id,
         source_user_id,
+        system_id,
 
         ----------  strings
         subset,
         task_folder,
         task_name,
         task,
-        language,
         -- human (User_<k> folder) or simulated (preference profile); NULL when neither
-        user_kind
+        user_kind,
+
+        ----------  booleans
+        is_default_chat_model
 
     from classified
 

@@ -8,22 +8,61 @@ conversations_classified as (
 
 ),
 
+conversations as (
+
+    select * from {{ ref('stg_recllmsim__conversations') }}
+
+),
+
+profiles_parsed as (
+
+    select * from {{ ref('int_recllmsim__profiles_parsed') }}
+
+),
+
 final as (
 
     select
-        cast({{ global_id('recllmsim', 'conversation_id') }} as varchar) as conversation_id,
+        cast({{ global_id('recllmsim', 'conversations_classified.conversation_id') }} as varchar)
+            as conversation_id,
         cast('recllmsim' as varchar) as corpus,
-        cast(subset as varchar) as subset,
-        cast(conversation_id as varchar) as source_conversation_id,
-        cast(task as varchar) as domain_or_task,
-        cast(language as varchar) as language,
-        cast({{ global_id('recllmsim', 'source_user_id') }} as varchar) as user_id,
-        cast('llm_assistant' as varchar) as system_id,
+        cast(conversations_classified.subset as varchar) as subset,
+        cast(conversations_classified.conversation_id as varchar) as source_conversation_id,
+        cast(conversations_classified.task as varchar) as domain_or_task,
+        -- no declared language: the conversations mart detects it from the text
+        cast(null as varchar) as language,
+        cast({{ global_id('recllmsim', 'conversations_classified.source_user_id') }} as varchar)
+            as user_id,
+        cast(conversations_classified.system_id as varchar) as system_id,
         cast(null as timestamp) as started_at,
         cast(null as timestamp) as ended_at,
         cast(null as varchar) as user_sentiment,
-        cast(null as double) as user_satisfaction
+        cast(null as double) as user_satisfaction,
+        cast(conversations.task_context as varchar) as task_description,
+        cast(conversations_classified.task_name as varchar) as task_type,
+        -- the profile the user had in this conversation: the human's profile object, or the
+        -- simulated user's structured profile_mapped
+        cast(
+            coalesce(profiles_parsed.profile_json, cast(conversations.profile_mapped as varchar))
+            as varchar
+        ) as profile,
+        cast(conversations.source_path as varchar) as source_path,
+        cast(conversations.record_index as bigint) as source_record_index,
+        -- the file's other conversation-level fields, as JSON text
+        {{ json_object_text([
+            'preference_id', 'conversations.preference_id',
+            'preference', 'conversations.preference',
+            'preference_zh', 'conversations.preference_zh',
+            'preference_summary', 'conversations.preference_summary',
+            'task_context_id', 'conversations.task_context_id',
+            'task_context_zh', 'conversations.task_context_zh',
+            'conflict', 'conversations.is_conflict',
+        ]) }} as source_attributes
     from conversations_classified
+    inner join conversations
+        on conversations_classified.conversation_id = conversations.conversation_id
+    left join profiles_parsed
+        on conversations_classified.conversation_id = profiles_parsed.conversation_id
 
 )
 

@@ -38,7 +38,14 @@ conformed as (
         cast(null as timestamp) as ended_at,
         cast(null as varchar) as user_sentiment,
         -- the user's end-of-study satisfaction with the recommendations, 1..5 scaled to [0,1]
-        cast((users.recs_satisfied - 1) / 4 as double) as user_satisfaction
+        cast((users.recs_satisfied - 1) / 4 as double) as user_satisfaction,
+        cast(null as varchar) as task_description,
+        cast(null as varchar) as task_type,
+        cast(null as varchar) as profile,
+        -- the user's record in <domain>-users.jsonl
+        cast(users.source_path as varchar) as source_path,
+        cast(users.record_index as bigint) as source_record_index,
+        cast(null as varchar) as source_attributes
     from sessions
     left join users
         on sessions.domain = users.domain

@@ -30,7 +30,8 @@ final as (
         unioned.annotator,
         unioned.label_scheme,
         unioned.raw_label,
-        intent_taxonomy.intent_family,
+        -- a label the intent_taxonomy seed does not know is 'unmapped' (open vocabulary)
+        coalesce(intent_taxonomy.intent_family, 'unmapped') as intent_family,
         unioned.standalone_query,
         unioned.source,
         -- numerics

@@ -13,6 +13,7 @@ unioned as (
         ],
         columns=[
             'conversation_id', 'turn_index', 'item_id', 'rater_kind', 'rater_id', 'aspect', 'value',
+            'raw_value', 'comment',
         ],
     ) }}
 ),
@@ -38,6 +39,8 @@ final as (
         with_corpus.corpus,
         with_corpus.rater_kind,
         with_corpus.aspect,
+        with_corpus.raw_value,
+        with_corpus.comment,
         -- numerics
         with_corpus.turn_index,
         cast(with_corpus.value as double) as value,

@@ -20,6 +20,7 @@ renamed as (
 
         ----------  numerics
         line_number,
+        record_index,
 
         ----------  timestamps
         ingested_at

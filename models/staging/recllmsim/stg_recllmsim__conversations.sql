@@ -18,6 +18,8 @@ renamed as (
         -- LLM-agent files: the simulated user's preference profile
         payload ->> '$.preference_id' as preference_id,
         payload ->> '$.task_context_id' as task_context_id,
+        -- human_exp_V2 files: the assistant LLM of the conversation; NULL when the file has none
+        payload ->> '$.chat_model' as chat_model,
 
         ----------  strings
         -- layout: <subset>/[User_<k>/]<task>/<n>.json
@@ -25,8 +27,10 @@ renamed as (
         nullif(regexp_extract(source_path, '(^|/)(User_[0-9]+)/', 2), '') as user_folder,
         string_split(source_path, '/')[-2] as task_folder,
         -- the task as the file states it: "task" (English, LLM-agent files) or
-        -- "task_type" (Chinese, real-human files), kept raw
+        -- "task_type" (Chinese, human files), kept raw
         coalesce(payload ->> '$.task', payload ->> '$.task_type') as task_name,
+        payload ->> '$.task' as task,
+        payload ->> '$.task_type' as task_type,
         payload ->> '$.preference' as preference,
         payload ->> '$.preference_zh' as preference_zh,
         payload ->> '$.task_context' as task_context,
@@ -43,6 +47,8 @@ renamed as (
 
         ----------  numerics
         cast(json_array_length(payload, '$.history') as integer) as n_messages,
+        -- 0-based position of the record in its file (always 0: one conversation per file)
+        record_index,
 
         ----------  booleans
         cast(payload ->> '$.conflict' as boolean) as is_conflict,

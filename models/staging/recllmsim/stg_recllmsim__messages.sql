@@ -34,6 +34,10 @@ renamed as (
         message ->> '$.role' as role,
         message ->> '$.content' as content,
         message ->> '$.content_zh' as content_zh,
+        -- human_exp_V2 assistant messages: the user's satisfaction with the message, '1'..'5'
+        message ->> '$.satisfaction' as satisfaction,
+        -- human_exp_V2 assistant messages: the user's free-text reason for the satisfaction
+        message ->> '$.reason' as reason,
 
         ----------  json
         -- user messages: a string (LLM-agent files) or a list of Chinese labels (real humans)

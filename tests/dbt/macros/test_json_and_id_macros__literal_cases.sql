@@ -10,6 +10,8 @@ cases as (
         {{ json_object_text(['k', "'v'", 'n', '2']) }} as built_object,
         cast({{ json_without_keys("json('{\"uid\": 1, \"keep\": true}')", ['uid']) }} as varchar) as trimmed,
         {{ json_to_text_array("json('[\"推荐\", \"规划\"]')") }} as labels,
+        {{ json_to_array("json('[{\"a\": 1}, \"x\"]')") }} as elements,
+        {{ json_to_array("json('{\"a\": 1}')") }} as not_an_array,
         {{ json_type_of(as_json("'[1, 2]'")) }} as cast_type,
         {{ global_id('cosrec', "'CoSRec-Crowd_4'") }} as conversation_id
 ),
@@ -30,6 +32,8 @@ where not (
     and json(built_object) = json('{"k": "v", "n": 2}')
     and json(trimmed) = json('{"keep": true}')
     and labels = ['推荐', '规划']
+    and len(elements) = 2 and json_type(elements[1]) = 'OBJECT' and elements[2] ->> '$' = 'x'
+    and not_an_array is null
     and cast_type = 'ARRAY'
     and conversation_id = 'cosrec:CoSRec-Crowd_4'
     and json(mapping) = json('{"a": 1, "b": 2}')

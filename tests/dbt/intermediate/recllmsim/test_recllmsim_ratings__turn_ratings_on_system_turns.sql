@@ -1,5 +1,5 @@
--- Every turn-level RecLLMSim rating (hallucination) judges a system (assistant) turn, and
--- only hallucination is turn level.
+-- Every turn-level RecLLMSim rating (hallucination, satisfaction) judges a system (assistant)
+-- turn, and only those two aspects are turn level.
 
 with
 
@@ -20,5 +20,8 @@ from ratings
 left join turns
     on ratings.conversation_id = turns.conversation_id
     and ratings.turn_index = turns.turn_index
-where (ratings.turn_index is not null or ratings.aspect = 'hallucination')
-    and (turns.role is distinct from 'system' or ratings.aspect <> 'hallucination')
+where (ratings.turn_index is not null or ratings.aspect in ('hallucination', 'satisfaction'))
+    and (
+        turns.role is distinct from 'system'
+        or ratings.aspect not in ('hallucination', 'satisfaction')
+    )
