@@ -75,8 +75,15 @@ def test_crsarena_counts_match_the_files(real_build, real_corpora: Path) -> None
 def test_recllmsim_counts_match_the_files(real_build, real_corpora: Path) -> None:
     _, con = real_build
     figures = stats(con)
-    for subset in ("LLM_agent_user", "real_human_user"):
+    assert {subset for corpus, subset in figures if corpus == "recllmsim"} == {
+        "LLM_agent_user",
+        "real_human_user",
+        "human_exp_V2",
+    }
+    expected_files = {"LLM_agent_user": 1856, "real_human_user": 291, "human_exp_V2": 1833}
+    for subset, n_files in expected_files.items():
         files = sorted((real_corpora / "recllmsim" / subset).rglob("*.json"))
+        assert len(files) == n_files  # SOURCES.md
         histories = [json.loads(p.read_text("utf-8"))["history"] for p in files]
         row = figures[("recllmsim", subset)]
         assert row["n_conversations"] == len(files)
@@ -94,3 +101,111 @@ def test_relevance_judgments_cover_every_qrels_line(real_build, real_corpora: Pa
         "recommendation": sum("#" in l.split()[0] for l in lines),
         "search": sum("#" not in l.split()[0] for l in lines),
     }
+
+
+RATED_ITEMS = {"Detail": "Detail Level", "Availability": "Practical Usefulness", "Diversity": "Diversity"}
+OPTION_SCORES = {"详细": 2, "一般": 1, "简略": 0, "很有用": 2, "有一定参考": 1, "不可用": 0, "结果多样": 2, "结果单一": 0}
+
+
+def _human_files(real_corpora: Path) -> list[Path]:
+    return sorted(
+        p for release in ("real_human_user", "human_exp_V2") for p in (real_corpora / "recllmsim" / release).rglob("*.json")
+    )
+
+
+def test_assistant_quality_by_chat_model_from_plain_sql(real_build, real_corpora: Path) -> None:
+    """statistics/assistant_quality.py's table (mean questionnaire score per chat model and item,
+    a missing chat_model counted as gpt-4-turbo-preview), from the marts vs from the files."""
+    _, con = real_build
+    expected: dict[tuple[str, str], list[int]] = {}
+    for path in _human_files(real_corpora):
+        data = json.loads(path.read_text("utf-8"))
+        model = data.get("chat_model", "gpt-4-turbo-preview")
+        for item in RATED_ITEMS:
+            answer = next(q for q in data["questionnaire"] if q["summary"] == item)
+            expected.setdefault((model, item), []).append(OPTION_SCORES[answer["option"]])
+    rows = con.execute(
+        """
+        select conversations.system_id, replace(ratings.aspect, 'questionnaire:', ''),
+            avg(ratings.value), count(*)
+        from ratings
+        inner join conversations on ratings.conversation_id = conversations.conversation_id
+        where ratings.corpus = 'recllmsim'
+            and ratings.aspect in ('questionnaire:Detail', 'questionnaire:Availability', 'questionnaire:Diversity')
+        group by all
+        """
+    ).fetchall()
+    got = {(model, item): (mean, n) for model, item, mean, n in rows}
+    assert set(got) == set(expected)
+    assert len({model for model, _ in got}) == 4
+    for key, scores in expected.items():
+        assert got[key][1] == len(scores)
+        assert got[key][0] == pytest.approx(sum(scores) / len(scores), abs=1e-12)
+
+
+def test_tasks_and_profiles_from_plain_sql(real_build, real_corpora: Path) -> None:
+    """statistics/basic_statistics.py's #Tasks / #Profiles (all tasks): distinct task_context and
+    distinct preference (simulated) or release/User_k folder (human), marts vs files."""
+    _, con = real_build
+    sim = [json.loads(p.read_text("utf-8")) for p in (real_corpora / "recllmsim/LLM_agent_user").rglob("*.json")]
+    human = _human_files(real_corpora)
+    expected = {
+        "sim": (len({d["task_context"] for d in sim}), len({d["preference"] for d in sim})),
+        "human": (
+            len({json.loads(p.read_text("utf-8"))["task_context"] for p in human}),
+            len({p.relative_to(real_corpora / "recllmsim").parts[:2] for p in human}),
+        ),
+    }
+    rows = con.execute(
+        """
+        select
+            case when conversations.subset = 'LLM_agent_user' then 'sim' else 'human' end as side,
+            count(distinct conversations.task_description),
+            count(distinct coalesce(conversations.source_attributes ->> '$.preference', conversations.user_id))
+        from conversations
+        where conversations.corpus = 'recllmsim'
+        group by all
+        """
+    ).fetchall()
+    assert {side: (tasks, profiles) for side, tasks, profiles in rows} == expected
+
+
+def test_every_questionnaire_answer_and_behaviour_label_is_in_the_marts(real_build, real_corpora: Path) -> None:
+    _, con = real_build
+    answers = labels = finals = 0
+    for path in sorted((real_corpora / "recllmsim").rglob("*.json")):
+        data = json.loads(path.read_text("utf-8"))
+        answers += len(data.get("questionnaire") or [])
+        for key, runs in data.items():
+            if key.startswith("strategy"):
+                labels += sum(len(dims) for dims in runs.values())
+                finals += len(runs.get("final", {}))
+    n_answers = con.execute(
+        "select count(*) from ratings where corpus = 'recllmsim' and aspect like 'questionnaire:%'"
+    ).fetchone()[0]
+    n_labels, n_finals = con.execute(
+        "select count(*), count(*) filter (where is_final) from behaviour_labels"
+    ).fetchone()
+    assert (n_answers, n_labels, n_finals) == (answers, labels, finals)
+    assert con.execute(
+        "select count(*) from ratings where corpus = 'recllmsim' and value is null"
+    ).fetchone()[0] == 0
+
+
+def test_lineage_is_complete_and_nothing_new_on_the_real_corpora(real_build) -> None:
+    result, con = real_build
+    assert result.novelties == []
+    rows = con.execute(
+        "select table_name, success from dq_results where suite = 'lineage_completeness'"
+    ).fetchall()
+    assert len(rows) == 15 and all(success for _, success in rows)
+
+
+def test_language_is_detected_from_the_text(real_build) -> None:
+    _, con = real_build
+    rows = dict(
+        con.execute(
+            "select subset, list(distinct language) from conversations where corpus = 'recllmsim' group by all"
+        ).fetchall()
+    )
+    assert rows == {"LLM_agent_user": ["en"], "real_human_user": ["zh"], "human_exp_V2": ["zh"]}

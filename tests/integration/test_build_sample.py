@@ -192,3 +192,65 @@ def test_strict_build_refuses_rejected_records(sample_build, tmp_path: Path) -> 
     assert sha256(warehouse) == before
     lenient = build(bad_data, warehouse)  # without --strict the good records land
     assert lenient.published and lenient.records_rejected == 1
+
+
+def test_a_never_seen_release_lands_publishes_and_is_named(tmp_path: Path) -> None:
+    """A new RecLLMSim release folder whose files add a key, a chat model and a questionnaire
+    item: the build publishes, lands its conversations and turns, and names every novelty."""
+    import json
+    import os
+
+    os.environ["CSRWH_DBT_TARGET_PATH"] = str(tmp_path / "target")
+    try:
+        data = tmp_path / "data"
+        generate(data, scale=1, seed=3, corpora=["recllmsim"])
+        template = next((data / "recllmsim" / "human_exp_V2").rglob("*.json"))
+        record = json.loads(template.read_text("utf-8"))
+        record["chat_model"] = "gpt-9-imaginary"
+        record["mood_after_chat"] = "relieved"
+        record["questionnaire"].append({"query": "对话是否流畅？", "summary": "Fluency", "option": "很流畅"})
+        new_file = data / "recllmsim" / "human_exp_V3" / "User_0" / "旅行规划" / "0.json"
+        new_file.parent.mkdir(parents=True)
+        new_file.write_text(json.dumps(record, ensure_ascii=False), "utf-8")
+
+        warehouse = tmp_path / "wh.duckdb"
+        result = build(data, warehouse, gates=[gate])
+    finally:
+        os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
+
+    assert result.published
+    text = "\n".join(result.novelties)
+    assert "$.mood_after_chat" in text and "human_exp_V3/User_0/旅行规划/0.json" in text
+    assert "'human_exp_V3'" in text
+    assert "'gpt-9-imaginary'" in text
+    assert "'questionnaire:Fluency'" in text and "'很流畅'" in text
+    conversation_id = "recllmsim:human_exp_V3/User_0/旅行规划/0"
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        system_id, subset, n_turns = con.execute(
+            "select system_id, subset, n_turns from conversations where conversation_id = ?",
+            [conversation_id],
+        ).fetchone()
+        assert (system_id, subset, n_turns) == ("gpt-9-imaginary", "human_exp_V3", len(record["history"]))
+        assert con.execute(
+            "select count(*) from turns where conversation_id = ?", [conversation_id]
+        ).fetchone()[0] == len(record["history"])
+        assert con.execute(
+            "select value, raw_value from ratings where conversation_id = ? and aspect = 'questionnaire:Fluency'",
+            [conversation_id],
+        ).fetchall() == [(None, "很流畅")]
+        recorded = con.execute(
+            "select suite, count(*) from dq_results where not success "
+            "and suite in ('open_vocabulary', 'lineage_completeness') group by all order by all"
+        ).fetchall()
+    assert recorded == [("lineage_completeness", 1), ("open_vocabulary", 4)]
+
+
+def test_closed_rule_value_given_or_raw_fails_on_a_corrupted_mart(sample_build) -> None:
+    _, warehouse, _ = sample_build
+    corrupted = warehouse.with_name("corrupted_ratings.duckdb")
+    shutil.copy(warehouse, corrupted)
+    with duckdb.connect(str(corrupted)) as con:
+        con.execute("update ratings set value = null, raw_value = null where corpus = 'recllmsim' and aspect = 'satisfaction'")
+    outcome = run_dbt(["test", "--select", "ratings,test_name:value_given_or_raw"], corrupted, quiet=True)
+    assert not outcome.success
+    assert any("value_given_or_raw" in failure for failure in outcome.failures)

@@ -387,7 +387,9 @@ MART_DDL = {
     "conversations": "conversation_id varchar, source_conversation_id varchar, user_id varchar, "
     "system_id varchar, corpus varchar, subset varchar, domain_or_task varchar, language varchar, "
     "user_sentiment varchar, n_turns integer, n_user_turns integer, n_system_turns integer, "
-    "n_merged_turns integer, user_satisfaction double, started_at timestamp, ended_at timestamp",
+    "n_merged_turns integer, user_satisfaction double, started_at timestamp, ended_at timestamp, "
+    "task_type varchar, task_description varchar, profile varchar, source_path varchar, "
+    "source_attributes varchar, han_char_share double, source_record_index bigint",
     "turns": "turn_id varchar, conversation_id varchar, corpus varchar, source_turn_id varchar, "
     "role varchar, text varchar, text_translation varchar, turn_index integer, "
     "merged_turn_index integer, n_chars bigint, n_words bigint, is_image boolean, created_at timestamp",
@@ -396,7 +398,8 @@ MART_DDL = {
     "source varchar, turn_index integer, is_primary boolean",
     "ratings": "conversation_id varchar, item_id varchar, rater_id varchar, corpus varchar, "
     "rater_kind varchar, aspect varchar, turn_index integer, value double, scale_min double, "
-    "scale_max double, value_normalized double, higher_is_better boolean",
+    "scale_max double, value_normalized double, higher_is_better boolean, raw_value varchar, "
+    "comment varchar",
     "users": "user_id varchar, corpus varchar, source_user_id varchar, subset varchar, "
     "profile_text varchar, keywords varchar, attributes varchar",
     "items": "item_id varchar, corpus varchar, source_item_id varchar, item_kind varchar, "
@@ -940,10 +943,11 @@ CORRUPTIONS = [
         "ratings_on_0_to_2_scale",
     ),
     (
-        "recllmsim-unknown-intent",
+        # intent labels are an open vocabulary (a new one warns, in dbt); their shape is closed
+        "recllmsim-intent-of-wrong-type",
         "raw.recllmsim__conversations",
-        'update raw.recllmsim__conversations set payload = replace(payload::varchar, \'"intent": "Planning"\', \'"intent": "Shopping"\')::json',
-        "intent_in_vocabulary",
+        'update raw.recllmsim__conversations set payload = replace(payload::varchar, \'"intent": "Planning"\', \'"intent": 7\')::json',
+        "intent_has_documented_shape",
     ),
     (
         "recllmsim-unknown-role",
@@ -1017,9 +1021,10 @@ CORRUPTIONS = [
         "turn_counts_match_raw",
     ),
     (
-        "conversations-unknown-subset",
+        # subsets are an open vocabulary (a new one warns, in dbt); a missing one blocks
+        "conversations-missing-subset",
         "conversations",
-        "update main.conversations set subset = 'extra' where corpus = 'cosrec'",
+        "update main.conversations set subset = null where corpus = 'cosrec'",
         "global_id_and_subset",
     ),
     (
