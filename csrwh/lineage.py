@@ -16,6 +16,7 @@ structure, so the scan is one pass per table.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -69,6 +70,7 @@ class LineageSpec:
         return False
 
 
+@functools.cache
 def _pattern(declared: str) -> tuple[re.Pattern[str], bool]:
     """A declared path as a regex (``*`` = any characters within one key) and whether it ends
     in ``.**`` (the whole subtree)."""

@@ -25,15 +25,11 @@ def lineage_outcomes(database: Path) -> list[ExpectationOutcome]:
     """One outcome per raw table: its unlisted JSON key paths (none = success)."""
     import duckdb
 
+    from ingest.registry import raw_tables
+
     spec = lineage.load_spec()
+    tables = sorted(raw_tables())
     with duckdb.connect(str(database), read_only=True) as con:
-        tables = [
-            row[0]
-            for row in con.execute(
-                "select table_name from information_schema.tables where table_schema = 'raw' "
-                "and table_name like '%\\_\\_%' escape '\\' order by table_name"
-            ).fetchall()
-        ]
         unlisted = lineage.unlisted_paths(con, spec, tables)
     outcomes = []
     for table in tables:
