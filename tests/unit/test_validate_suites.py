@@ -117,7 +117,6 @@ def test_warnings_are_a_short_reviewed_list() -> None:
         "raw.convsearch__dialogs:three_assessors_per_turn",
         "raw.convsearch__dialogs:topic_in_published_list",
         "raw.convsearch__search_behaviors:page_times_consistent",
-        "raw.recllmsim__conversations:known_layout",
         "raw.recllmsim__conversations:history_alternates_user_assistant",
         "raw.recoreact__users:demand_only_in_news",
         "raw.recoreact__impressions:three_rounds_per_user",
