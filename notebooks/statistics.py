@@ -25,16 +25,15 @@
 # %%
 from __future__ import annotations
 
-import csv
 import html
-import re
 
 import matplotlib
 import numpy as np
 import polars as pl
-from scipy import stats
 
+from csrwh import figures as F
 from csrwh import report as R
+from csrwh.figures import crsarena as crs_figures
 
 R.setup_matplotlib()
 import matplotlib.pyplot as plt
@@ -87,9 +86,11 @@ R.show_table(
 # %% [markdown]
 # ## 2. Published figures side by side
 #
-# Every figure a corpus's own documentation states (READMEs, dataset card, the CRSArena-Dial
-# `DataAnalysis.md`, ConvSearch's Table 1) is kept as data in
-# `notebooks/published_figures.csv`, one row per figure with its source. For each, the
+# Every figure a corpus's own documentation and analysis code state (READMEs, dataset card, the
+# CRSArena-Dial notebook and `DataAnalysis.md`, RecLLMSim's scripts, ConvSearch's statistical
+# analysis) is kept as data in `notebooks/published_figures/<corpus>.csv`, one row per figure
+# with its source; the metric that recomputes it, with its written definition, lives in
+# `csrwh/figures/<corpus>.py`. For each, the
 # warehouse's figure is computed from the marts and compared at the published precision:
 # **match** (equal when rounded as published), **explained** (differs, but the documented
 # alternative definition — e.g. user utterances only — reproduces it), **differs**, **subset
@@ -97,128 +98,8 @@ R.show_table(
 # not hold what the figure needs; the reason is given).
 
 # %%
-# metric -> SQL over the marts returning one number; $name parameters come from the CSV's args.
-METRICS = {
-    "conversations": "select count(*) from conversations where corpus = $corpus and ($subset is null or subset = $subset)",
-    "utterances": "select coalesce(sum(n_turns), 0) from conversations where corpus = $corpus and ($subset is null or subset = $subset)",
-    "user_utterances": "select coalesce(sum(n_user_turns), 0) from conversations where corpus = $corpus and ($subset is null or subset = $subset)",
-    "rated_conversations": "select count(distinct conversation_id) from ratings where corpus = $corpus",
-    "judged_conversations": "select count(distinct conversation_id) from relevance_judgments",
-    "relevance_judgments": "select count(*) from relevance_judgments",
-    "systems": "select count(distinct system_id) from conversations where corpus = $corpus",
-    "votes": "select count(*) from votes",
-    # one line per vote record, plus a line per line break inside feedback, plus one header per file
-    "vote_csv_lines": """select count(*)
-            + coalesce(sum(length(feedback) - length(replace(feedback, chr(10), ''))), 0)
-            + count(distinct environment) from votes""",
-    "crs_conversations": """select count(*) from conversations where corpus = 'crsarena'
-            and subset = $environment and ($system is null or system_id = $system)""",
-    "crs_elo": "select elo from crs_leaderboard where environment = $environment and system_id = $system",
-    "crs_elo_rank": "select elo_rank from crs_leaderboard where environment = $environment and system_id = $system",
-    "mean_turns": "select avg(n_turns) from conversations where corpus = $corpus",
-    "mean_merged_turns": "select avg(n_merged_turns) from conversations where corpus = $corpus",
-    "queries_per_dialogue": """select (select count(*) from search_queries)
-            / nullif((select count(*) from conversations where corpus = 'convsearch'), 0)""",
-    "clicked_queries_per_dialogue": """select (select count(*) from search_queries where has_click)
-            / nullif((select count(*) from conversations where corpus = 'convsearch'), 0)""",
-    "words_per_query": "select avg(n_words) from search_queries",
-    "landing_pages_per_dialogue": """select (select count(*) from landing_page_views)
-            / nullif((select count(*) from conversations where corpus = 'convsearch'), 0)""",
-    "recoreact_users": "select count(distinct user_id) from conversations where corpus = 'recoreact'",
-    # a RecoReact turn's source id is '<impression id>:<text field>'
-    "recoreact_impressions": """select count(distinct conversation_id || '|' || split_part(source_turn_id, ':', 1))
-            from turns where corpus = 'recoreact'""",
-    "items": "select count(*) from items where corpus = $corpus and item_kind = $kind",
-}
-
-
-def crs_open_closed(quantity: str) -> pl.DataFrame:
-    """Per system with a value in both environments: the open and the closed value."""
-    column = {"elo": "elo", "satisfaction": "satisfaction_rate"}[quantity]
-    return q(
-        f"""select o.system_id, o.{column} as open_value, c.{column} as closed_value
-            from crs_leaderboard o join crs_leaderboard c using (system_id)
-            where o.environment = 'open' and c.environment = 'closed'
-              and o.{column} is not null and c.{column} is not null
-            order by o.system_id"""
-    )
-
-
-def correlation(quantity: str, method: str) -> tuple[float | None, int]:
-    pairs = crs_open_closed(quantity)
-    x, y = pairs["open_value"].to_numpy(), pairs["closed_value"].to_numpy()
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return None, len(x)
-    fn = stats.pearsonr if method == "pearson" else stats.spearmanr
-    return float(fn(x, y).statistic), len(x)
-
-
-def metric_value(metric: str, args: dict) -> float | None:
-    if metric == "crs_open_closed_correlation":
-        return correlation(args["quantity"], args["method"])[0]
-    sql = METRICS[metric]
-    names = set(re.findall(r"\$(\w+)", sql))
-    rows = con.sql(sql, params={n: args.get(n) for n in names} if names else None).fetchall()
-    return None if not rows or rows[0][0] is None else float(rows[0][0])
-
-
-def parse_args(text: str) -> dict:
-    return dict(part.split("=", 1) for part in text.split(";") if part) if text else {}
-
-
-with open("published_figures.csv", encoding="utf-8", newline="") as fh:
-    PUBLISHED = list(csv.DictReader(fh))
-
-comparison = []
-for row in PUBLISHED:
-    corpus, published, precision = row["corpus"], float(row["published"]), int(row["precision"])
-    needed = [s for s in row["subsets"].split(";") if s]
-    missing = [s for s in needed if s not in PRESENT.get(corpus, [])]
-    args = parse_args(row["args"])
-    value = rounded = difference = alt_value = None
-    explanation = ""
-    if corpus not in PRESENT:
-        status = "corpus not present in this warehouse"
-    elif not row["metric"]:
-        status, explanation = "not derivable", row["explanation"]
-    else:
-        value = metric_value(row["metric"], args)
-        if value is not None:
-            rounded = round(value, precision) + 0.0
-            difference = round(rounded - published, 9) + 0.0
-        if row["alt_metric"]:
-            alt_value = metric_value(row["alt_metric"], parse_args(row["alt_args"]) or args)
-        if missing and not (value is not None and difference == 0):
-            status = "subset not present: " + ", ".join(missing)
-            explanation = row["explanation"]
-        elif value is None:
-            status = "differs"
-            explanation = "The warehouse has no value for this figure."
-        elif difference == 0:
-            status = "match"
-        elif alt_value is not None and round(alt_value, precision) == published:
-            status = "explained"
-            explanation = f"{row['explanation']} Warehouse {row['alt_figure']}: {alt_value:,.{max(precision, 0)}f}."
-        else:
-            status = "differs"
-            explanation = row["explanation"]
-    comparison.append(
-        {
-            "figure_id": row["figure_id"], "corpus": corpus, "figure": row["figure"],
-            "published": published, "warehouse": value, "warehouse_rounded": rounded,
-            "difference": difference, "alt_figure": row["alt_figure"] or None, "alt_value": alt_value,
-            "status": status, "explanation": explanation or None, "source": row["source"],
-        }
-    )
-comparison = pl.DataFrame(
-    comparison,
-    schema={
-        "figure_id": pl.Utf8, "corpus": pl.Utf8, "figure": pl.Utf8, "published": pl.Float64,
-        "warehouse": pl.Float64, "warehouse_rounded": pl.Float64, "difference": pl.Float64,
-        "alt_figure": pl.Utf8, "alt_value": pl.Float64, "status": pl.Utf8, "explanation": pl.Utf8,
-        "source": pl.Utf8,
-    },
-)
+PUBLISHED = F.load_published()
+comparison = F.compare(con, PRESENT, PUBLISHED)
 R.write_table(comparison, "published_vs_warehouse")
 
 summary = comparison.group_by("status").len().sort("status")
@@ -249,9 +130,11 @@ def comparison_rows(part: pl.DataFrame) -> pl.DataFrame:
             "warehouse": None if value is None else f"{value:,.{0 if value.is_integer() else d + 2}f}",
             "difference": None if diff is None else (f"{0:.{d}f}" if diff == 0 else f"{diff:+,.{d}f}"),
             "status": r["status"],
+            "definition": r["definition"],
             "explanation": r["explanation"],
         })
-    return pl.DataFrame(shown, schema={k: pl.Utf8 for k in ("figure", "published", "warehouse", "difference", "status", "explanation")})
+    columns = ("figure", "published", "warehouse", "difference", "status", "definition", "explanation")
+    return pl.DataFrame(shown, schema={k: pl.Utf8 for k in columns})
 
 
 for corpus in NAMES:
@@ -507,7 +390,7 @@ R.write_table(leaderboard, "crsarena_leaderboard")
 corr_rows = []
 for quantity in ("elo", "satisfaction"):
     for method in ("pearson", "spearman"):
-        value, n = correlation(quantity, method)
+        value, n = crs_figures.open_closed_correlation(con, quantity, method)
         corr_rows.append({"quantity": quantity, "method": method, "coefficient": value, "n_systems": n})
 corr = pl.DataFrame(corr_rows, schema={"quantity": pl.Utf8, "method": pl.Utf8, "coefficient": pl.Float64, "n_systems": pl.Int64})
 if "crsarena" not in PRESENT:
@@ -761,6 +644,18 @@ else:
         ax.legend(fontsize=7.5, frameon=False)
     fig.tight_layout()
     R.show_figure(fig, "RecoReact ratings and selections by round and domain")
+
+# %% [markdown]
+# ## 10. The corpus authors' own analyses
+#
+# The tables and figures each corpus's authors computed in their analysis code
+# (`csrwh/figures/<corpus>.py` recomputes them from the marts; the figures they printed are
+# compared in section 2).
+
+# %%
+for corpus in NAMES:
+    R.show_html(f"<h3>{NAMES[corpus]}</h3>")
+    F.corpus_module(corpus).render(con, R, present=corpus in PRESENT)
 
 # %%
 con.close()

@@ -31,7 +31,7 @@ from shared_corpora import SHARED_CORPORA, require_real_corpora
 
 REAL = SHARED_CORPORA
 FOLDERS = {"cosrec": "cosrec", "crsarena-dial": "crsarena", "recllmsim": "recllmsim"}
-PUBLISHED = report.NOTEBOOK_DIR / "published_figures.csv"
+PUBLISHED = report.NOTEBOOK_DIR / "published_figures"
 GENERATED_AT = re.compile(r'<span id="generated-at">[^<]*</span>')
 
 

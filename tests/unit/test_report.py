@@ -35,7 +35,7 @@ FOLDERS = {
     "recllmsim": "recllmsim",
     "recoreact": "recoreact",
 }
-PUBLISHED = report.NOTEBOOK_DIR / "published_figures.csv"
+PUBLISHED = report.NOTEBOOK_DIR / "published_figures"
 NOTEBOOK = report.NOTEBOOK_DIR / "statistics.py"
 GENERATED_AT = re.compile(r'<span id="generated-at">[^<]*</span>')
 ARTEFACTS = Path(os.environ.get("CSRWH_REPORT_ARTIFACTS") or PROJECT_ROOT / "reports" / "ci")
@@ -205,16 +205,19 @@ def test_inputs_digest_ignores_order() -> None:
 
 
 def test_published_figures_are_well_formed_data() -> None:
-    with open(PUBLISHED, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        rows = list(reader)
-    assert reader.fieldnames == ["figure_id", "corpus", "subsets", "figure", "published", "precision", "metric",
-                                 "args", "alt_figure", "alt_metric", "alt_args", "explanation", "source"]
+    from csrwh import figures
+
+    files = sorted(p.stem for p in PUBLISHED.glob("*.csv"))
+    assert files == sorted(figures.CORPORA), files
+    for path in PUBLISHED.glob("*.csv"):
+        with open(path, encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh)
+            assert reader.fieldnames == figures.COLUMNS, path
+            assert all(r["corpus"] == path.stem for r in reader), path
+    rows = figures.load_published()
     ids = [r["figure_id"] for r in rows]
     assert len(ids) == len(set(ids))
-    notebook = NOTEBOOK.read_text(encoding="utf-8")
-    registry = set(re.findall(r'^    "(\w+)": ', notebook.split("METRICS = {", 1)[1].split("\n}\n", 1)[0], re.MULTILINE))
-    registry.add("crs_open_closed_correlation")
+    registry = figures.metrics()
     for r in rows:
         assert r["corpus"] in report.CORPUS_NAMES, r
         assert r["figure_id"].startswith(r["corpus"] + "."), r
@@ -246,7 +249,12 @@ def test_notebook_is_jupytext_percent_without_outputs() -> None:
     assert all(not cell.get("outputs") for cell in nb.cells if cell.cell_type == "code")
     # notebooks read the marts only (plus build_info / raw.ingest_files for provenance)
     assert not re.search(r"\braw\.(?!ingest_files)\w+", text)
-    assert "read_json" not in text and "open(" not in text.replace('open("published_figures.csv"', "")
+    assert "read_json" not in text and "open(" not in text
+    # so do the per-corpus figure modules it calls
+    for module in sorted((report.PROJECT_ROOT / "csrwh" / "figures").glob("*.py")):
+        code = module.read_text(encoding="utf-8")
+        assert not re.search(r"\braw\.(?!ingest_files)\w+", code), module
+        assert "read_json" not in code and "open(" not in code.replace("open(path", ""), module
 
 
 # --------------------------------------------------------------------------- shared with the real test

@@ -14,12 +14,16 @@ import csv
 import hashlib
 import math
 import statistics
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import duckdb
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # report_oracle/ beside this file
+from report_oracle import CORPORA as ORACLE_CORPORA  # noqa: E402
 
 TOL = 2e-6
 
@@ -467,15 +471,31 @@ def expected_published_value(con, figure_id: str) -> float | None:
         return float(len(ids))
     if parts[:2] == ["recoreact", "items"]:
         return float(len(rows(con, f"select item_id from items where corpus = 'recoreact' and item_kind = '{parts[2]}'")))
+    oracle = ORACLE_CORPORA.get(corpus)
+    if oracle is not None and hasattr(oracle, "published_value"):
+        return oracle.published_value(con, figure_id)
     return None  # not derivable
 
 
-def check_published(path: Path, con, published_csv: Path) -> dict[str, str]:
+# the published-figures files, in the report's corpus order
+PUBLISHED_ORDER = ("cosrec", "crsarena", "convsearch", "recllmsim", "recoreact")
+
+
+def read_published(published_dir: Path) -> Rows:
+    out: Rows = []
+    for corpus in PUBLISHED_ORDER:
+        path = published_dir / f"{corpus}.csv"
+        if path.exists():
+            with open(path, encoding="utf-8", newline="") as fh:
+                out.extend(csv.DictReader(fh))
+    return out
+
+
+def check_published(path: Path, con, published_dir: Path) -> dict[str, str]:
     """Every published figure is in the table, with its published value and the warehouse value
     recomputed here (NULL for absent corpora and non-derivable figures). Returns id -> status."""
     _, actual = read_csv(path)
-    with open(published_csv, encoding="utf-8", newline="") as fh:
-        published = list(csv.DictReader(fh))
+    published = read_published(published_dir)
     assert [r["figure_id"] for r in actual] == [r["figure_id"] for r in published]
     present = {r["corpus"] for r in rows(con, "select distinct corpus from conversations")}
     statuses = {}
@@ -541,6 +561,8 @@ TABLES: dict[str, tuple[Callable, list[str], set[str], list[str]]] = {
                          ["domain", "round", "n_impressions", "mean_rating1", "mean_rating2", "mean_rating3",
                           "mean_rating_summary", "n_selected_items", "mean_selected_per_impression"]),
 }
+for _oracle in ORACLE_CORPORA.values():
+    TABLES.update(getattr(_oracle, "TABLES", {}))
 PUBLISHED_TABLE = "published_vs_warehouse"
 
 
@@ -548,7 +570,7 @@ def mart_columns(con, table: str) -> list[str]:
     return [r[0] for r in con.execute(f"select * from {table} limit 0").description]
 
 
-def assert_report_tables_match(tables: Path, warehouse: Path, published_csv: Path) -> dict[str, str]:
+def assert_report_tables_match(tables: Path, warehouse: Path, published_dir: Path) -> dict[str, str]:
     """Every CSV in ``tables`` is one of the known tables and equals its independent expectation;
     returns the published-figure statuses."""
     written = sorted(p.stem for p in tables.glob("*.csv"))
@@ -563,7 +585,7 @@ def assert_report_tables_match(tables: Path, warehouse: Path, published_csv: Pat
             assert_table(tables / f"{name}.csv", expect(con), columns, keys)
             if name != "crsarena_leaderboard":  # ordered by rank there
                 assert_sorted(tables / f"{name}.csv", keys, numeric)
-        return check_published(tables / f"{PUBLISHED_TABLE}.csv", con, published_csv)
+        return check_published(tables / f"{PUBLISHED_TABLE}.csv", con, published_dir)
     finally:
         con.close()
 

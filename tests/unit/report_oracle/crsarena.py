@@ -1,0 +1,5 @@
+"""Oracle for the crsarena analyses (see __init__)."""
+
+from __future__ import annotations
+
+TABLES: dict = {}

@@ -1,0 +1,5 @@
+"""Oracle for the recllmsim analyses (see __init__)."""
+
+from __future__ import annotations
+
+TABLES: dict = {}
