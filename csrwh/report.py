@@ -267,6 +267,9 @@ p, li { max-width: 960px; }
 nav.toc { background: var(--head); border: 1px solid var(--line); padding: 8px 16px; margin: 12px 0; }
 nav.toc ol { margin: 4px 0; padding-left: 22px; columns: 2; }
 .table-wrap { max-width: 100%; overflow-x: auto; }
+/* set by the load script on a table wider than the page: a visible cue that it scrolls */
+.table-wrap.scrolls { border-right: 3px solid var(--accent); box-shadow: inset -12px 0 10px -10px rgba(0,0,0,.35); }
+.scroll-cue { color: var(--accent); font-size: 12px; margin: 6px 0 -4px; }
 table.report { border-collapse: collapse; margin: 8px 0 16px; font-size: 12.5px; }
 table.report th, table.report td { border: 1px solid var(--line); padding: 3px 8px; }
 table.report th { background: var(--head); text-align: left; font-weight: 600; }
@@ -297,6 +300,17 @@ _STATUS_SCRIPT = """
     problems.push("error: " + (e.message || (e.target && (e.target.src || e.target.href)) || "unknown"));
   }, true);
   window.addEventListener("load", function () {
+    var wraps = document.querySelectorAll(".table-wrap"), scrolling = 0;
+    for (var w = 0; w < wraps.length; w++) {
+      if (wraps[w].scrollWidth > wraps[w].clientWidth + 1) {
+        scrolling++;
+        wraps[w].className += " scrolls";
+        var cue = document.createElement("p");
+        cue.className = "scroll-cue";
+        cue.textContent = "\u21c6 wider than the page: scroll sideways for more columns";
+        wraps[w].parentNode.insertBefore(cue, wraps[w]);
+      }
+    }
     var imgs = document.images, broken = 0;
     for (var i = 0; i < imgs.length; i++) {
       if (!imgs[i].complete || imgs[i].naturalWidth === 0) { broken++; }
@@ -305,6 +319,7 @@ _STATUS_SCRIPT = """
     var status = problems.length ? problems.join("; ") : "ok";
     document.body.setAttribute("data-report-status", status);
     document.body.setAttribute("data-report-images", String(imgs.length));
+    document.body.setAttribute("data-report-scrolling", String(scrolling));
     var el = document.getElementById("render-status");
     if (el) { el.textContent = status === "ok" ? "rendered" : status; }
   });
@@ -410,6 +425,16 @@ def write_table(frame, name: str) -> Path:
     return path
 
 
+_COUNT_COLUMN = re.compile(r"^(n|num)_|_count$|^(battles|wins|ties|losses|conversations|turns|count|len)$")
+_NOT_A_COUNT = re.compile(r"mean|avg|share|rate|ratio|median|p\d\d|sd|std")
+
+
+def is_count_column(name: str) -> bool:
+    """A column that holds counts by its name (``n_*``, ``*_count``, battles/wins/...): shown
+    as integers even when the query gave floats (a SUM, a pivot with gaps)."""
+    return bool(_COUNT_COLUMN.search(name)) and not _NOT_A_COUNT.search(name)
+
+
 def _fmt(value: Any, decimals: int) -> tuple[str, str]:
     """(text, css class) of one table cell."""
     if value is None or (isinstance(value, float) and (math.isnan(value) or math.isinf(value))):
@@ -446,10 +471,18 @@ def table_html(
     head = "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns)
     rows = []
     classes = frame[row_class].to_list() if row_class and row_class in frame.columns else None
+    # count columns print as integers when every value is whole
+    counts = {
+        name for name, dtype in frame.schema.items()
+        if dtype.is_float() and is_count_column(name)
+        and all(v is None or (v == v and float(v).is_integer()) for v in frame[name].to_list())
+    }
     for i, row in enumerate(frame.iter_rows()):
         cells = []
         for name, value in zip(frame.columns, row):
             d = decimals.get(name, 3) if isinstance(decimals, Mapping) else decimals
+            if isinstance(value, float) and value.is_integer() and name in counts:
+                value = int(value)
             text, css = _fmt(value, d)
             if name in right and css != "null":
                 css = "num"
@@ -594,6 +627,7 @@ CHROMIUM_FLAGS = (
 _CONSOLE_LINE = re.compile(r":CONSOLE[:(]")
 _STATUS_ATTR = re.compile(r'<body[^>]*\bdata-report-status="([^"]*)"')
 _IMAGES_ATTR = re.compile(r'<body[^>]*\bdata-report-images="([^"]*)"')
+_SCROLLING_ATTR = re.compile(r'<body[^>]*\bdata-report-scrolling="([^"]*)"')
 
 
 def find_chromium() -> str | None:
@@ -616,6 +650,7 @@ class RenderCheck:
     images: int  # images the page holds
     console: list[str] = field(default_factory=list)  # console messages (the page logs none)
     screenshot: Path | None = None
+    scrolling: int = 0  # tables wider than the page (each gets a visible scroll cue)
 
     @property
     def ok(self) -> bool:
@@ -655,10 +690,12 @@ def check_render(
         console += [ln for ln in shot.stderr.splitlines() if _CONSOLE_LINE.search(ln)]
     status_match = _STATUS_ATTR.search(dom.stdout)
     images_match = _IMAGES_ATTR.search(dom.stdout)
+    scrolling_match = _SCROLLING_ATTR.search(dom.stdout)
     status = status_match.group(1) if status_match else f"no status (chromium exit {dom.returncode})"
     return RenderCheck(
         status=html.unescape(status),
         images=int(images_match.group(1)) if images_match else 0,
+        scrolling=int(scrolling_match.group(1)) if scrolling_match else 0,
         console=console,
         screenshot=screenshot if screenshot.is_file() and screenshot.stat().st_size > 0 else None,
     )

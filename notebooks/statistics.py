@@ -576,9 +576,11 @@ else:
     axes[0].set_xlabel("share of judgments")
     axes[0].set_title("Relevance grades per intent kind")
     axes[0].legend(fontsize=8, frameon=False, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.25))
+    sizes = topic_sizes["n_judged"].to_numpy()
+    edges = np.histogram_bin_edges(sizes, bins=20)  # one set of bins for both kinds, so bars compare
     for kind, color in zip(kinds, ("#2f5d8a", "#d08a1e")):
         vals = topic_sizes.filter(pl.col("judgment_kind") == kind)["n_judged"].to_numpy()
-        axes[1].hist(vals, bins=20, alpha=0.6, color=color, label=kind)
+        axes[1].hist(vals, bins=edges, alpha=0.6, color=color, label=kind)
     axes[1].set_xlabel("judged items per topic")
     axes[1].set_ylabel("topics")
     axes[1].set_title("Judged items per topic")

@@ -198,6 +198,25 @@ def test_table_html_formats_and_escapes_deterministically() -> None:
     assert " id=" not in html
 
 
+def test_count_columns_print_as_integers() -> None:
+    frame = pl.DataFrame({"n_judgments": [15150.0, 2.0], "mean_judged": [3.0, 2.5], "n_raters_mean": [4.0, 4.5],
+                          "n_partial": [1.0, 2.5]})
+    html = report.table_html(frame, decimals=2)
+    assert ">15,150<" in html and ">2<" in html  # a count, whole: no decimals
+    assert ">3.00<" in html and ">4.00<" in html  # means stay fractional
+    assert ">1.00<" in html and ">2.50<" in html  # not every value whole: left as is
+
+
+def test_wide_tables_get_a_visible_scroll_cue(tmp_path: Path) -> None:
+    wide = pl.DataFrame({f"column_{i}": ["a value that takes room"] for i in range(40)})
+    narrow = pl.DataFrame({"a": [1]})
+    page = tmp_path / "page.html"
+    page.write_text(report._page([report.table_html(wide), report.table_html(narrow)], []), encoding="utf-8")
+    check = _render_or_skip(page, tmp_path / "page.png")
+    assert check.status == "ok" and check.console == []
+    assert check.scrolling == 1
+
+
 def test_inputs_digest_ignores_order() -> None:
     rows = [("a", "x.json", "1" * 64), ("b", "y.json", "2" * 64)]
     assert report.inputs_digest(rows) == report.inputs_digest(list(reversed(rows)))
