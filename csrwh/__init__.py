@@ -1,3 +1,17 @@
-"""CSR Warehouse: one embedded DuckDB warehouse for conversational search and recommendation corpora."""
+"""CSR Warehouse: one embedded DuckDB warehouse for conversational search and recommendation corpora.
+
+``csrwh.connect()`` opens the published warehouse read-only; ``csrwh.load()`` returns one record
+per conversation (chat-template ``messages``, annotations, ratings, a deterministic split).
+"""
 
 __version__ = "0.1.0"
+__all__ = ["__version__", "connect", "load", "split_of", "SPLIT_RATIOS"]
+
+
+def __getattr__(name: str):
+    # the API imports duckdb/polars; `import csrwh` (the CLI, dbt's Python models) stays light
+    if name in ("connect", "load", "split_of", "SPLIT_RATIOS"):
+        from csrwh import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'csrwh' has no attribute {name!r}")

@@ -43,3 +43,27 @@ def isolated_dbt_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     target = tmp_path / "dbt_target"
     monkeypatch.setenv("CSRWH_DBT_TARGET_PATH", str(target))
     return target
+
+
+@pytest.fixture(scope="session")
+def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The generated sample (scale 1, seed 0) built once per test session through the real
+    ingest + dbt build + gate. Read it only (copy it to change it)."""
+    import os
+
+    from csrwh.build import build
+    from csrwh.sample import generate
+
+    root = tmp_path_factory.mktemp("sample_warehouse")
+    generate(root / "data", scale=1, seed=0)
+    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
+    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
+    try:
+        result = build(root / "data", root / "warehouse" / "demo.duckdb")
+    finally:
+        if saved is None:
+            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
+        else:
+            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
+    assert result.published
+    return root / "warehouse" / "demo.duckdb"

@@ -4,6 +4,7 @@ computed here straight from the files (json / line parsing — a different code 
 from __future__ import annotations
 
 import csv
+from collections import Counter
 import json
 from pathlib import Path
 
@@ -209,3 +210,16 @@ def test_language_is_detected_from_the_text(real_build) -> None:
         ).fetchall()
     )
     assert rows == {"LLM_agent_user": ["en"], "real_human_user": ["zh"], "human_exp_V2": ["zh"]}
+
+
+def test_python_load_returns_every_conversation_once_with_chat_roles(real_build) -> None:
+    import csrwh
+
+    result, con = real_build
+    frame = csrwh.load(warehouse=result.warehouse)
+    ids = frame["conversation_id"].to_list()
+    expected = {r[0] for r in con.execute("select conversation_id from conversations").fetchall()}
+    assert len(ids) == len(set(ids)) == len(expected) and set(ids) == expected
+    roles = Counter(m["role"] for ms in frame["messages"].to_list() for m in ms)
+    assert set(roles) == {"user", "assistant"}
+    assert sum(roles.values()) == con.execute("select count(*) from turns").fetchone()[0]
