@@ -4,8 +4,8 @@ computed here straight from the files (json / line parsing — a different code 
 from __future__ import annotations
 
 import csv
-from collections import Counter
 import json
+from collections import Counter
 from pathlib import Path
 
 import duckdb
