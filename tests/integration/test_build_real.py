@@ -223,3 +223,26 @@ def test_python_load_returns_every_conversation_once_with_chat_roles(real_build)
     roles = Counter(m["role"] for ms in frame["messages"].to_list() for m in ms)
     assert set(roles) == {"user", "assistant"}
     assert sum(roles.values()) == con.execute("select count(*) from turns").fetchone()[0]
+
+
+@pytest.mark.parametrize("order", ["perfect", "reversed", "shuffled"])
+def test_run_evaluation_on_the_real_qrels_agrees_with_an_independent_computation(real_build, order: str) -> None:
+    import importlib.util
+    import sys
+
+    from csrwh import evaluate as E
+
+    spec = importlib.util.spec_from_file_location("test_evaluate_unit", Path(__file__).parents[1] / "unit" / "test_evaluate.py")
+    unit = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("test_evaluate_unit", unit)
+    spec.loader.exec_module(unit)
+    _, con = real_build
+    for kind in ("search", "recommendation", "all"):
+        judgments = E.qrels(con, kind)
+        run = unit.make_run(judgments, order, seed=7)
+        result = E.evaluate(run, judgments, ["nDCG@10", "P@5"], kind=kind)
+        expected = unit.independent(run, judgments)
+        for name, value in expected.items():
+            assert abs(result.aggregate[name] - value) <= 1e-6, (kind, name, result.aggregate[name], value)
+        assert result.n_topics_evaluated == result.n_topics_qrels == len({t for t, _, _ in judgments})
+    assert E.evaluate(unit.make_run(E.qrels(con), "perfect"), E.qrels(con), ["nDCG@10"]).aggregate["nDCG@10"] == 1.0
