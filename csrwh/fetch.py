@@ -38,20 +38,31 @@ i.e. ``mirror.rstrip("/") + "/" + host + path [+ "?" + query]``, so a plain stat
 over a folder holding ``codeload.github.com/...``, ``media.githubusercontent.com/...`` and
 ``huggingface.co/...`` serves everything.
 
-Robustness: downloads use urllib into ``data_dir/.tmp-<corpus>-dl-*.part`` files; connection
-errors, timeouts, 408/429 and 5xx are retried (``ATTEMPTS`` tries with exponential backoff;
-a try that received data before failing is not counted). A partial ``.part`` file left by an
-earlier try or run is resumed with an HTTP ``Range`` request when the server answers 206
-(guarded by ``If-Range``), else downloaded again. Known sha256/size are checked. Files are
-extracted into ``data_dir/.tmp-<corpus>-build-*`` and renamed into place only when complete;
-an existing corpus folder is replaced only then, and left untouched on any error. Without
-``force`` a corpus folder that already holds a manifest is skipped (a folder without one,
-e.g. copied by hand, is also left alone).
+Robustness: downloads use urllib into ``data_dir/.tmp-<corpus>-dl-*.part`` files; timeouts,
+dropped connections, 408/429 and 5xx are retried (``ATTEMPTS`` tries with exponential backoff;
+a try that received data before failing is not counted). A host that cannot be reached at all
+(DNS failure, connection refused, no route) is not retried: with no network every corpus
+fails at once with one ``✗`` line each and one error with a hint. A partial ``.part`` file
+left by an earlier try (or a killed run) is resumed with an HTTP ``Range`` request when the
+server answers 206 (guarded by ``If-Range``), else downloaded again; when a corpus fails, its
+``.part`` files are deleted. Every file is verified against what is known about it (pinned
+sha256/size, the hub's announced sha256/size, the HTTP length or chunked framing; a
+close-delimited body with nothing to check it against is refused) and recorded with the list
+of checks (``verified`` in the manifest's ``downloads``). Each file may take at most
+``MAX_FILE_BYTES`` and ``MAX_FILE_SECONDS``; a zip may extract to at most
+``MAX_EXTRACT_BYTES``. Redirects are followed only to the requested host, hosts named in
+upstreams.json and its ``redirect_hosts`` (default ``DEFAULT_REDIRECT_HOSTS``, the hubs'
+CDNs). Files are extracted into ``data_dir/.tmp-<corpus>-build-*`` and renamed into place only
+when complete and holding at least one non-empty file (a zip without usable files is an
+error); an existing corpus folder is replaced only then, even with ``force``, and left
+untouched on any error. Without ``force`` a corpus folder that already holds a manifest is
+skipped (a folder without one, e.g. copied by hand, is also left alone).
 """
 
 from __future__ import annotations
 
 import copy
+import errno
 import functools
 import hashlib
 import http.client
@@ -59,6 +70,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import tempfile
 import time
 import urllib.error
@@ -94,6 +106,13 @@ SOURCES_FILE = "upstreams.json"
 ATTEMPTS = 3  # tries per URL (tries that received data are not counted)
 BACKOFF_SECONDS = 1.0  # sleep BACKOFF * 2**(n-1) before the n-th retry
 TIMEOUT_SECONDS = 60.0  # per socket operation
+MAX_FILE_BYTES = 4 << 30  # bound on one downloaded file
+MAX_FILE_SECONDS = 3600.0  # bound on the wall time of one file (all tries and URLs)
+MAX_EXTRACT_BYTES = 8 << 30  # bound on what one zip may extract to
+#: hosts a download may be redirected to besides those named in upstreams.json, unless it
+#: has its own ``redirect_hosts`` list: the hubs' download CDNs (``*.`` = any subdomain)
+DEFAULT_REDIRECT_HOSTS = ("*.github.com", "*.githubusercontent.com", "*.huggingface.co", "*.hf.co",
+                          "*.modelscope.cn")
 CHUNK_BYTES = 1 << 16
 USER_AGENT = f"csrwh/{__version__} (+fetch; python-urllib)"
 LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"
@@ -226,16 +245,16 @@ def fetch(
     results: list[FetchResult] = []
     failures: list[tuple[str, CsrwhError]] = []
     with _make_progress() as progress:
-        ctx = _Ctx(data_dir=data_dir, mirror=mirror, progress=progress)
+        ctx = _Ctx(data_dir=data_dir, mirror=mirror, progress=progress,
+                   allowed_hosts=_allowed_hosts(sources))
         for corpus in selected:
             spec = sources["corpora"][corpus]
             try:
                 result = _fetch_corpus(
                     corpus, spec, ctx, from_zip=from_zip, force=force, explicit=explicit
                 )
-            except CsrwhError as exc:  # reported once, in the error raised at the end
+            except CsrwhError as exc:  # one line now, the error is raised at the end
                 failures.append((corpus, exc))
-                continue
             except OSError as exc:  # disk full, permissions, ...
                 failures.append(
                     (
@@ -246,12 +265,27 @@ def fetch(
                         ),
                     )
                 )
+            else:
+                results.append(result)
+                _report(result, spec)
                 continue
-            results.append(result)
-            _report(result, spec)
+            if len(selected) > 1:  # one line per failed corpus
+                title, message = spec.get("title", corpus), failures[-1][1].message
+                if message.startswith(f"{title}"):
+                    title, message = message.split(":", 1) if ":" in message else (title, message)
+                console.print(f"[red]✗ {escape(title)}[/red]:{'' if message.startswith(' ') else ' '}"
+                              f"{escape(message)}", soft_wrap=True)
     if failures:
         if len(failures) == 1:
             raise failures[0][1]
+        if all(isinstance(exc, _NoNetworkError) for _, exc in failures):
+            raise CsrwhError(
+                f"no network: could not reach any upstream of {', '.join(c for c, _ in failures)} "
+                "(see the lines above)",
+                hint="check the internet connection (DNS, proxy settings such as HTTPS_PROXY); "
+                "offline, serve the files from a mirror (CSRWH_MIRROR=http://host/) or use "
+                "`csrwh fetch CORPUS --from-zip FILE`",
+            )
         message = f"could not fetch {len(failures)} corpora: " + "; ".join(
             f"{corpus}: {exc.message}" for corpus, exc in failures
         )
@@ -268,6 +302,7 @@ class _Ctx:
     data_dir: Path
     mirror: str | None
     progress: Progress
+    allowed_hosts: tuple[str, ...] = ()  # redirect targets besides the requested host
 
 
 @dataclass
@@ -329,8 +364,12 @@ def _fetch_corpus(
             built = _build_from_manual_zip(corpus, spec, work, from_zip)
         else:  # pragma: no cover - data error
             raise CsrwhError(f"{corpus}: unknown source kind {kind!r} in {SOURCES_FILE}")
+        _require_usable_files(corpus, spec, work, target, from_zip)
         files = _write_manifest(corpus, spec, work, built)
         _install(work, target, ctx.data_dir, corpus)
+    except Exception:
+        _remove_corpus_parts(ctx.data_dir, corpus)  # no partial downloads left behind
+        raise
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
@@ -355,6 +394,22 @@ def _fetch_corpus(
             None,
         ),
         warnings=built.warnings,
+    )
+
+
+def _require_usable_files(
+    corpus: str, spec: dict[str, Any], work: Path, target: Path, from_zip: Path | None
+) -> None:
+    """Never install a corpus folder without a usable (non-empty) file: the existing folder
+    stays as it is, even with --force."""
+    if any(p.is_file() and p.stat().st_size > 0 for p in work.rglob("*")):
+        return
+    source = str(from_zip) if from_zip is not None else "the download"
+    raise CsrwhError(
+        f"{spec.get('title', corpus)}: {source} has no usable files (every selected file is empty "
+        f"or was left out); {target} is left as it was",
+        hint=f"expected {spec.get('layout') or ', '.join(spec.get('members', [])) or 'the upstream layout'}"
+        + ("; is it the right zip?" if from_zip is not None else ""),
     )
 
 
@@ -405,6 +460,7 @@ def _build_github_archive(
             spec.get("sha256"),
             spec.get("size"),
             hint=_archive_hint(corpus, spec, urls, target),
+            self_check="zip structure and CRC-32 of every member (on extraction)",
         )
         built.parts.append(part)
         built.downloads.append(dl.record())
@@ -616,6 +672,7 @@ def _resolve_lfs_pointers(
                 )
             except (_DownloadFailed, CsrwhError) as exc:
                 reason = exc.message if isinstance(exc, CsrwhError) else str(exc)
+                _remove_part(part)
             else:
                 os.replace(dl.path, path)
                 _remove_part(part)
@@ -790,6 +847,13 @@ def _build_from_manual_zip(corpus: str, spec: dict[str, Any], work: Path, zip_pa
                 )
             by_member = {v: k for k, v in chosen.items()}
             _extract(zf, work, lambda rel: by_member.get(rel), strip_top=False)
+            empty = [m for m in spec["members"] if (work / m).stat().st_size == 0]
+            if empty:
+                raise CsrwhError(
+                    f"{title}: {zip_path}: {' and '.join(chosen[m] for m in empty)} "
+                    f"{'is' if len(empty) == 1 else 'are'} empty; nothing was changed",
+                    hint=f"use {spec.get('zip_name', 'the main-part zip')} from {spec['download_page']}",
+                )
     except zipfile.BadZipFile as exc:
         raise CsrwhError(
             f"{title}: {zip_path} is not a valid zip archive ({exc})",
@@ -826,7 +890,7 @@ def _extract(
         firsts = {n.lstrip("/").split("/", 1)[0] for n in names}
         if len(firsts) == 1 and all("/" in n.lstrip("/") for n in names):
             top = firsts.pop()
-    out: list[str] = []
+    chosen: list[tuple[zipfile.ZipInfo, tuple[str, ...]]] = []
     for info, name in zip(infos, names):
         if (info.external_attr >> 16) & 0o170000 == 0o120000:  # symlink
             continue
@@ -842,10 +906,25 @@ def _extract(
                 f"unsafe path in zip archive: {name!r}",
                 hint="the archive is corrupt or not the upstream one",
             )
+        chosen.append((info, parts))
+    too_big = CsrwhError(
+        f"the zip would extract to more than {MAX_EXTRACT_BYTES:,} bytes (MAX_EXTRACT_BYTES); "
+        "nothing was changed",
+        hint="is it the right archive? the corpora are far smaller",
+    )
+    if sum(info.file_size for info, _ in chosen) > MAX_EXTRACT_BYTES:
+        raise too_big
+    out: list[str] = []
+    written = 0
+    for info, parts in chosen:
         target = dest.joinpath(*parts)
         target.parent.mkdir(parents=True, exist_ok=True)
         with zf.open(info) as src, open(target, "wb") as dst:
-            shutil.copyfileobj(src, dst, CHUNK_BYTES)
+            while chunk := src.read(CHUNK_BYTES):
+                written += len(chunk)
+                if written > MAX_EXTRACT_BYTES:  # headers can lie about sizes
+                    raise too_big
+                dst.write(chunk)
         out.append("/".join(parts))
     return out
 
@@ -924,11 +1003,20 @@ def _recover_interrupted_swap(data_dir: Path, corpus: str, target: Path) -> None
 
 
 class _DownloadFailed(Exception):
-    pass
+    """A URL did not work (not retried further)."""
+
+
+class _NoNetwork(_DownloadFailed):
+    """The host cannot be reached at all (DNS failure, connection refused, no route):
+    retrying would only add waiting."""
 
 
 class _Retryable(Exception):
     pass
+
+
+class _NoNetworkError(CsrwhError):
+    """A corpus failed because no upstream host could be reached."""
 
 
 @dataclass
@@ -939,6 +1027,7 @@ class _Downloaded:
     sha256: str
     size: int
     headers: dict[str, str]
+    verified: list[str] = field(default_factory=list)  # what the bytes were checked against
 
     def record(self) -> dict[str, Any]:
         rec: dict[str, Any] = {
@@ -946,6 +1035,7 @@ class _Downloaded:
             "fetched_from": self.fetched_from,
             "sha256": self.sha256,
             "size": self.size,
+            "verified": self.verified,
         }
         if self.headers.get("x-repo-commit"):
             rec["commit"] = self.headers["x-repo-commit"]
@@ -966,6 +1056,13 @@ def _remove_part(part: Path) -> None:
     _meta_path(part).unlink(missing_ok=True)
 
 
+def _remove_corpus_parts(data_dir: Path, corpus: str) -> None:
+    """Delete every partial download of ``corpus`` (after a failed fetch)."""
+    for path in data_dir.glob(f".tmp-{corpus}-dl-*"):
+        if path.is_file() or path.is_symlink():
+            path.unlink(missing_ok=True)
+
+
 def _download_or_raise(
     corpus: str,
     label: str,
@@ -976,9 +1073,12 @@ def _download_or_raise(
     size: int | None,
     *,
     hint: str,
+    self_check: str | None = None,
 ) -> _Downloaded:
     try:
-        return _download(corpus, label, urls, part, ctx, sha256, size)
+        return _download(corpus, label, urls, part, ctx, sha256, size, self_check=self_check)
+    except _NoNetwork as exc:
+        raise _NoNetworkError(f"{label}: download failed: {exc}", hint=hint) from None
     except _DownloadFailed as exc:
         raise CsrwhError(f"{label}: download failed: {exc}", hint=hint) from None
 
@@ -991,49 +1091,131 @@ def _download(
     ctx: _Ctx,
     sha256: str | None,
     size: int | None,
+    *,
+    self_check: str | None = None,
 ) -> _Downloaded:
     """Download the first URL of ``urls`` that works into ``part`` and verify it.
 
-    Raises _DownloadFailed when no URL worked, CsrwhError when the bytes do not verify.
+    Every download is checked against everything known about it: the pinned sha256/size
+    (upstreams.json, LFS pointers), the sha256/size the server announces (hub
+    ``X-Linked-Etag``/``X-Linked-Size``) and the HTTP framing (``Content-Length``,
+    ``Content-Range`` or chunked encoding: a body cut short raises and is retried). A body
+    that ends only when the connection closes, with no checksum or size to check it
+    against, cannot be verified and is refused -- unless the content checks itself
+    (``self_check``, e.g. a zip: its central directory and CRC-32s are checked on
+    extraction). Each file gets ``MAX_FILE_BYTES`` and
+    ``MAX_FILE_SECONDS`` (over all tries and URLs). Raises _DownloadFailed (_NoNetwork when
+    no URL's host could be reached) when no URL worked, CsrwhError when the bytes do not
+    verify.
     """
     errors: list[str] = []
+    offline = True
+    deadline = time.monotonic() + MAX_FILE_SECONDS
     for upstream in urls:
         real = mirror_url(upstream, ctx.mirror)
         try:
-            headers = _fetch_with_retries(real, part, label, ctx.progress)
+            headers, framing = _fetch_with_retries(
+                real, part, label, ctx.progress, deadline=deadline, allowed=ctx.allowed_hosts
+            )
         except _DownloadFailed as exc:
+            offline = offline and isinstance(exc, _NoNetwork)
             errors.append(f"{real}: {exc}")
             continue
         got_sha, got_size = _hash_file(part)
         linked = headers.get("x-linked-etag", "").strip('"').lower().removeprefix("w/").strip('"')
-        problems = []
-        if size is not None and got_size != size:
-            problems.append(f"size {got_size}, expected {size}")
-        if sha256 and got_sha != sha256.lower():
-            problems.append(f"sha256 {got_sha}, expected {sha256}")
-        if not sha256 and re.fullmatch(r"[0-9a-f]{64}", linked) and got_sha != linked:
-            problems.append(f"sha256 {got_sha}, the server announced {linked}")
+        linked_size = headers.get("x-linked-size", "").strip()
+        problems: list[str] = []
+        verified: list[str] = []
+        if size is not None:
+            verified.append("pinned size")
+            if got_size != size:
+                problems.append(f"size {got_size}, expected {size}")
+        if sha256:
+            verified.append("pinned sha256")
+            if got_sha != sha256.lower():
+                problems.append(f"sha256 {got_sha}, expected {sha256}")
+        elif re.fullmatch(r"[0-9a-f]{64}", linked):
+            verified.append("announced sha256")
+            if got_sha != linked:
+                problems.append(f"sha256 {got_sha}, the server announced {linked}")
+        if linked_size.isdigit():
+            verified.append("announced size")
+            if got_size != int(linked_size):
+                problems.append(f"size {got_size}, the server announced {linked_size}")
+        if framing:
+            verified.append(framing)
+        if not verified and self_check:
+            verified.append(self_check)
+        if not problems and not verified:
+            problems.append(
+                "it cannot be verified: the server sent no Content-Length (the body ends when the "
+                "connection closes, so a cut-off body looks complete) and no sha256/size is pinned "
+                f"for it in csrwh/{SOURCES_FILE}"
+            )
         if problems:
             _remove_part(part)
+            what = "failed verification" if verified else "was refused"
             raise CsrwhError(
-                f"{label}: {real} failed verification ({'; '.join(problems)})",
-                hint=f"the download was corrupted or the upstream changed; fetch again, and if it "
-                f"persists check csrwh/{SOURCES_FILE}",
+                f"{label}: {real} {what} ({'; '.join(problems)})",
+                hint=f"the download was corrupted, cut short or the upstream changed; fetch again "
+                f"(or from a mirror that sends Content-Length), and if it persists check csrwh/{SOURCES_FILE}",
             )
-        return _Downloaded(upstream, real, part, got_sha, got_size, headers)
-    raise _DownloadFailed("; ".join(errors) or "no URL to try")
+        return _Downloaded(upstream, real, part, got_sha, got_size, headers, verified)
+    message = "; ".join(errors) or "no URL to try"
+    if errors and offline:
+        raise _NoNetwork(message)
+    raise _DownloadFailed(message)
+
+
+def _allowed_hosts(sources: dict[str, Any]) -> tuple[str, ...]:
+    """Hosts a download may be redirected to: every host named in the upstream list
+    (URLs, LFS media, download pages) plus ``redirect_hosts`` of upstreams.json (default
+    DEFAULT_REDIRECT_HOSTS: the hubs' CDNs); ``*.example.org`` = any subdomain."""
+    hosts: set[str] = set()
+    for spec in sources.get("corpora", {}).values():
+        templates = [*spec.get("urls", []), spec.get("lfs_media_url"), spec.get("download_page"),
+                     spec.get("homepage")]
+        for template in templates:
+            if template:
+                host = urllib.parse.urlsplit(str(template)).hostname
+                if host:
+                    hosts.add(host.lower())
+    extra = sources.get("redirect_hosts")
+    hosts.update(h.lower() for h in (DEFAULT_REDIRECT_HOSTS if extra is None else extra))
+    return tuple(sorted(hosts))
+
+
+def _host_allowed(host: str, allowed: Iterable[str]) -> bool:
+    host = host.lower().rstrip(".")
+    for pattern in allowed:
+        if pattern.startswith("*."):
+            if host == pattern[2:] or host.endswith(pattern[1:]):
+                return True
+        elif host == pattern:
+            return True
+    return False
 
 
 class _RecordingRedirects(urllib.request.HTTPRedirectHandler):
-    """Keeps hub headers (X-Repo-Commit, X-Linked-Etag) seen on redirect responses."""
+    """Keeps hub headers (X-Repo-Commit, X-Linked-Etag) seen on redirect responses and
+    refuses redirects to a host that is neither the requested one nor an allowed one."""
 
     KEEP = ("x-repo-commit", "x-linked-etag", "x-linked-size")
 
-    def __init__(self) -> None:
+    def __init__(self, origin: str, allowed: Iterable[str]) -> None:
         super().__init__()
         self.seen: dict[str, str] = {}
+        self.origin = origin
+        self.allowed = tuple(allowed)
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        newurl = urllib.parse.urljoin(req.full_url, newurl)
+        host = (urllib.parse.urlsplit(newurl).hostname or "").lower()
+        if host != self.origin and not _host_allowed(host, self.allowed):
+            raise _DownloadFailed(
+                f"refused a redirect to {newurl}: host {host} is not in the upstream list "
+                f"(add it to redirect_hosts in csrwh/{SOURCES_FILE} if it is legitimate)"
+            )
         for key in self.KEEP:
             value = headers.get(key)
             if value and key not in self.seen:
@@ -1041,16 +1223,26 @@ class _RecordingRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-def _opener(url: str) -> tuple[urllib.request.OpenerDirector, _RecordingRedirects]:
-    redirects = _RecordingRedirects()
-    handlers: list[Any] = [redirects]
+def _opener(url: str, allowed: Iterable[str] = ()) -> tuple[urllib.request.OpenerDirector, _RecordingRedirects]:
     host = (urllib.parse.urlsplit(url).hostname or "").lower()
+    redirects = _RecordingRedirects(host, allowed)
+    handlers: list[Any] = [redirects]
     if host in ("127.0.0.1", "localhost", "::1"):
         handlers.append(urllib.request.ProxyHandler({}))  # never send loopback via a proxy
     return urllib.request.build_opener(*handlers), redirects
 
 
-def _fetch_with_retries(url: str, part: Path, label: str, progress: Progress) -> dict[str, str]:
+def _fetch_with_retries(
+    url: str,
+    part: Path,
+    label: str,
+    progress: Progress,
+    *,
+    deadline: float | None = None,
+    allowed: Iterable[str] = (),
+) -> tuple[dict[str, str], str | None]:
+    """(kept headers, how the body's end was known) of a complete download of ``url``."""
+    deadline = time.monotonic() + MAX_FILE_SECONDS if deadline is None else deadline
     meta = _read_json(_meta_path(part))
     if part.exists() and (not meta or meta.get("url") != url):
         _remove_part(part)  # partial file of another URL: start over
@@ -1059,18 +1251,55 @@ def _fetch_with_retries(url: str, part: Path, label: str, progress: Progress) ->
     while True:
         before = part.stat().st_size if part.exists() else 0
         try:
-            return _attempt(url, part, progress, task)
+            return _attempt(url, part, progress, task, deadline=deadline, allowed=allowed)
         except _Retryable as exc:
             after = part.stat().st_size if part.exists() else 0
             if after <= before:
                 failures += 1  # a try that received data does not count
             if failures >= ATTEMPTS:
                 raise _DownloadFailed(f"{exc} (after {ATTEMPTS} tries)") from None
-            if BACKOFF_SECONDS > 0:
-                time.sleep(BACKOFF_SECONDS * 2 ** max(failures - 1, 0))
+            pause = BACKOFF_SECONDS * 2 ** max(failures - 1, 0) if BACKOFF_SECONDS > 0 else 0.0
+            if time.monotonic() + pause >= deadline:
+                raise _DownloadFailed(f"{exc}; {_too_slow()}") from None
+            if pause > 0:
+                time.sleep(pause)
 
 
-def _attempt(url: str, part: Path, progress: Progress, task: Any) -> dict[str, str]:
+def _too_slow() -> str:
+    return f"gave up after {MAX_FILE_SECONDS:g} s (the time allowed per file, MAX_FILE_SECONDS)"
+
+
+def _too_big(n: int) -> str:
+    return (f"the file is larger than {MAX_FILE_BYTES:,} bytes (got {n:,}), the size allowed per "
+            "file (MAX_FILE_BYTES)")
+
+
+def _unreachable(exc: BaseException, url: str) -> str | None:
+    """Why ``url``'s host cannot be reached at all, or None (a transient error)."""
+    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    host = urllib.parse.urlsplit(url).hostname or url
+    if isinstance(reason, socket.gaierror):
+        return f"no network: DNS lookup of {host} failed ({reason.strerror or reason})"
+    if isinstance(reason, ConnectionRefusedError):
+        return f"no network: {host} refused the connection"
+    if isinstance(reason, OSError) and reason.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN):
+        return f"no network: {host} is unreachable ({reason.strerror})"
+    return None
+
+
+def _attempt(
+    url: str,
+    part: Path,
+    progress: Progress,
+    task: Any,
+    *,
+    deadline: float | None = None,
+    allowed: Iterable[str] = (),
+) -> tuple[dict[str, str], str | None]:
+    deadline = time.monotonic() + MAX_FILE_SECONDS if deadline is None else deadline
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise _DownloadFailed(_too_slow())
     offset = part.stat().st_size if part.exists() else 0
     meta = _read_json(_meta_path(part)) or {}
     headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
@@ -1078,9 +1307,11 @@ def _attempt(url: str, part: Path, progress: Progress, task: Any) -> dict[str, s
         headers["Range"] = f"bytes={offset}-"
         if meta.get("validator"):
             headers["If-Range"] = meta["validator"]
-    opener, redirects = _opener(url)
+    opener, redirects = _opener(url, allowed)
     try:
-        resp = opener.open(urllib.request.Request(url, headers=headers), timeout=TIMEOUT_SECONDS)
+        resp = opener.open(
+            urllib.request.Request(url, headers=headers), timeout=min(TIMEOUT_SECONDS, max(left, 0.05))
+        )
     except urllib.error.HTTPError as exc:
         exc.close()
         if exc.code == 416 and offset > 0:
@@ -1090,22 +1321,34 @@ def _attempt(url: str, part: Path, progress: Progress, task: Any) -> dict[str, s
             raise _Retryable(f"HTTP {exc.code} {exc.reason}") from None
         raise _DownloadFailed(f"HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+        why = _unreachable(exc, url)
+        if why:
+            raise _NoNetwork(why) from None
         raise _Retryable(_describe(exc)) from None
 
     with resp:
         total: int | None = None
+        framing: str | None = None
         if resp.status == 206 and offset > 0:
             match = re.match(r"bytes (\d+)-\d+/(\d+|\*)", resp.headers.get("Content-Range", ""))
             if not match or int(match.group(1)) != offset:
                 _remove_part(part)
                 raise _Retryable("server sent an unexpected byte range")
             total = int(match.group(2)) if match.group(2) != "*" else None
+            framing = "content-range" if total is not None else None
             mode = "ab"
         else:
             offset = 0
             mode = "wb"
             length = resp.headers.get("Content-Length")
             total = int(length) if length and length.isdigit() else None
+        if total is None and "chunked" in resp.headers.get("Transfer-Encoding", "").lower():
+            framing = "chunked transfer encoding"  # a cut-off chunked body raises IncompleteRead
+        elif total is not None:
+            framing = framing or "content-length"
+        if total is not None and total > MAX_FILE_BYTES:
+            _remove_part(part)
+            raise _DownloadFailed(_too_big(total))
         etag = resp.headers.get("ETag")
         validator = (
             etag if etag and not etag.startswith("W/") else resp.headers.get("Last-Modified")
@@ -1115,11 +1358,14 @@ def _attempt(url: str, part: Path, progress: Progress, task: Any) -> dict[str, s
         )
         progress.update(task, total=total, completed=offset)
         received = offset
+        read = getattr(resp, "read1", resp.read)  # returns as soon as data arrives
         with open(part, mode) as fh:
             while True:
                 try:
-                    chunk = resp.read(CHUNK_BYTES)
+                    chunk = read(CHUNK_BYTES)
                 except (OSError, http.client.HTTPException) as exc:
+                    if time.monotonic() >= deadline:
+                        raise _DownloadFailed(_too_slow()) from None
                     raise _Retryable(
                         f"connection lost after {received} bytes ({_describe(exc)})"
                     ) from None
@@ -1128,6 +1374,12 @@ def _attempt(url: str, part: Path, progress: Progress, task: Any) -> dict[str, s
                 fh.write(chunk)
                 received += len(chunk)
                 progress.update(task, completed=received)
+                if received > MAX_FILE_BYTES:
+                    fh.close()
+                    _remove_part(part)
+                    raise _DownloadFailed(_too_big(received))
+                if time.monotonic() >= deadline:
+                    raise _DownloadFailed(_too_slow())
         if total is not None and received < total:
             raise _Retryable(f"connection closed after {received} of {total} bytes")
         progress.update(task, total=received, completed=received)
@@ -1136,7 +1388,7 @@ def _attempt(url: str, part: Path, progress: Progress, task: Any) -> dict[str, s
             value = resp.headers.get(key)
             if value:
                 seen.setdefault(key, value)
-        return seen
+        return seen, framing
 
 
 def _describe(exc: BaseException) -> str:

@@ -1,4 +1,14 @@
-"""Read side: run SQL against the published warehouse and export marts to Parquet."""
+"""Read side: run SQL against the published warehouse and export marts to Parquet.
+
+User SQL (``csrwh sql``) runs on a *locked* read-only connection: DuckDB's
+``enable_external_access`` is off (no COPY TO/FROM, no ``read_text``/``read_csv``/``glob``
+of other files, no ATTACH, no replacement scans), extensions are neither installed nor
+loaded automatically, and ``lock_configuration`` is on so the query cannot switch any of
+that back (``SET``/``RESET`` fail). ``--csv``/``--parquet`` files are written by this
+module from the fetched result, never by the query. ``export`` uses its own locked
+connection that may write only inside the output folder, with the path quoted as a SQL
+string literal and table names as identifiers.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +38,49 @@ def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
         raise CsrwhError(f"cannot open {warehouse}: {exc}", hint="is another build writing it?") from exc
 
 
+#: DuckDB settings of the connection user SQL runs on (applied in this order; the last
+#: one freezes every setting for the rest of the connection).
+LOCKED_SETTINGS: tuple[tuple[str, object], ...] = (
+    ("enable_external_access", False),
+    ("autoinstall_known_extensions", False),
+    ("autoload_known_extensions", False),
+    ("lock_configuration", True),
+)
+
+
+def connect_locked(warehouse: Path, allowed_directories: tuple[Path, ...] = ()) -> duckdb.DuckDBPyConnection:
+    """The warehouse read-only with no access to other files or extensions, locked.
+
+    ``allowed_directories`` (for the tool's own writes, e.g. ``export``) stay reachable.
+    """
+    con = connect_read_only(warehouse)
+    try:
+        if allowed_directories:
+            dirs = [str(d.resolve()).rstrip("/") + "/" for d in allowed_directories]
+            con.execute("SET allowed_directories = $dirs", {"dirs": dirs})
+        for name, value in LOCKED_SETTINGS:
+            con.execute(f"SET {name} = {'true' if value else 'false'}")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _statements(query: str) -> int:
+    """How many SQL statements ``query`` holds (0: empty, blank or only comments)."""
+    if not query.strip():
+        return 0
+    try:
+        return len(duckdb.extract_statements(query))
+    except duckdb.Error:
+        return 1  # let the real run report the syntax error
+
+
 def run_query(
     warehouse: Path,
     query: str,
@@ -35,16 +88,30 @@ def run_query(
     parquet: Path | None = None,
     max_rows: int = 50,
 ) -> int:
-    """Run `query`; write CSV/Parquet when asked, else print up to `max_rows` rows. Returns row count."""
-    con = connect_read_only(warehouse)
+    """Run `query`; write CSV/Parquet when asked, else print up to `max_rows` rows. Returns row count.
+
+    The query runs on a locked read-only connection (:func:`connect_locked`); it cannot
+    write or read files nor change settings. The output files are written here.
+    """
+    if _statements(query) == 0:
+        raise CsrwhError(
+            "empty query: give the SQL to run",
+            hint='e.g. csrwh sql "select * from corpus_stats"; list tables with: csrwh sql "show all tables"',
+            exit_code=2,
+        )
+    con = connect_locked(warehouse)
     try:
         try:
             relation = con.sql(query)
+            if relation is None:
+                return 0
+            frame = relation.pl()
         except duckdb.Error as exc:
-            raise CsrwhError(f"query failed: {str(exc).splitlines()[0]}", hint="check the SQL; list tables with: csrwh sql \"show all tables\"") from exc
-        if relation is None:
-            return 0
-        frame = relation.pl()
+            hint = "check the SQL; list tables with: csrwh sql \"show all tables\""
+            if isinstance(exc, duckdb.PermissionException) or "configuration has been locked" in str(exc):
+                hint = ("csrwh sql is read-only: it cannot read or write other files, load extensions "
+                        "or change settings; use --csv/--parquet to save a result")
+            raise CsrwhError(f"query failed: {_one_line(exc)}", hint=hint) from exc
     finally:
         con.close()
     if csv is not None:
@@ -77,16 +144,40 @@ def list_marts(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [name for (name,) in rows if name not in NOT_MARTS]
 
 
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _string_literal(value: str) -> str:
+    if "\x00" in value:
+        raise CsrwhError(f"invalid path {value!r}: it contains a NUL character")
+    return "'" + value.replace("'", "''") + "'"
+
+
 def export_marts(warehouse: Path, out: Path) -> list[Path]:
-    """Write every mart table to `out/<mart>.parquet`."""
+    """Write every mart table to `out/<mart>.parquet`.
+
+    The connection may write inside ``out`` only; paths are SQL string literals (quotes
+    doubled) and table names quoted identifiers, so no path or name can change the
+    statement.
+    """
     out.mkdir(parents=True, exist_ok=True)
-    con = connect_read_only(warehouse)
+    con = connect_locked(warehouse, allowed_directories=(out,))
     written = []
     try:
         for name in list_marts(con):
-            target = out / f"{name}.parquet"
-            con.execute(f"copy {MART_SCHEMA}.\"{name}\" to '{target.as_posix()}' (format parquet)")
-            written.append(target)
+            target = out.resolve() / f"{name}.parquet"
+            if target.parent != out.resolve():  # a table name with "/" would leave the folder
+                raise CsrwhError(f"cannot export table {name!r}: its name is not a valid file name")
+            try:
+                con.execute(
+                    f"COPY {_ident(MART_SCHEMA)}.{_ident(name)} TO {_string_literal(str(target))} "
+                    "(FORMAT parquet)"
+                )
+            except duckdb.Error as exc:
+                raise CsrwhError(f"export of {name} to {target} failed: {_one_line(exc)}",
+                                 hint=f"check that {out} is writable") from exc
+            written.append(out / f"{name}.parquet")
     finally:
         con.close()
     return written

@@ -34,7 +34,7 @@ from rich.table import Table
 
 from csrwh.errors import CsrwhError
 from ingest import registry
-from ingest.loader import CorpusSpec, CorpusStats, Ingestor, IngestSummary
+from ingest.loader import CorpusSpec, CorpusStats, Ingestor, IngestSummary, _disk_full
 
 __all__ = ["run_ingest", "IngestSummary", "CorpusStats"]
 
@@ -97,6 +97,7 @@ def run_ingest(
         con = duckdb.connect(str(path))
     else:
         con = warehouse
+    failed = True
     try:
         ingestor = Ingestor(con, data_dir, scope, present, registry.raw_tables())
         bar = Progress(
@@ -116,9 +117,19 @@ def run_ingest(
                 on_file=lambda name: bar.update(task, description=escape(name)),
                 on_progress=lambda n: bar.advance(task, n),
             )
+        failed = False
     finally:
         if owned:
-            con.close()
+            try:
+                con.close()  # checkpoints: can itself hit a full disk
+            except duckdb.Error as exc:
+                if not failed:  # never mask the error that ended the run
+                    if _disk_full(exc):
+                        raise CsrwhError(
+                            f"ingest failed: No space left on device while closing {path}",
+                            hint="free disk space on that drive, then run again",
+                        ) from exc
+                    raise
     print_summary(summary, console)
     return summary
 

@@ -23,16 +23,22 @@ rows (glob pattern -> raw table, record format, record key). Everything else liv
     fields);
   - ``json_array``: DuckDB ``read_json_objects(format='array')`` returns every element's
     verbatim text; if DuckDB refuses the file (truncated, broken, invalid UTF-8) a salvage
-    parser (``json.JSONDecoder.raw_decode`` element by element) lands the good elements and
-    rejects the bad tail;
+    parser (``json.JSONDecoder.raw_decode`` element by element) lands the good elements,
+    rejects each bad one verbatim at its position and resynchronises at the next element
+    boundary (see :func:`_salvage_array`); input nested too deeply for Python's parser is a
+    reject, never a RecursionError;
   - ``json_file``: many whole-file JSON documents are classified in one DuckDB query over an
     Arrow batch of their bytes (chunks of ~8 MB);
   - ``csv``: RFC-4180 records (quoted fields may span lines) are delimited by Python's C
     ``csv`` parser, which also gives the verbatim record text; this is the one per-record
-    loop, kept because no vectorised CSV reader exposes record boundaries and text.
+    loop, kept because no vectorised CSV reader exposes record boundaries and text. A stray
+    quote that would swallow the following records rejects its own line only.
 
 * **rejects** -- every bad record goes to ``raw.rejected_records`` verbatim (``raw_bytes``)
-  with a lossy UTF-8 ``raw_text`` and an error text; the rest of its file still lands.
+  with a lossy UTF-8 ``raw_text`` and an error text; the rest of its file still lands. A file
+  whose name is not valid UTF-8 is one reject (``source_path`` shows the bad bytes as
+  ``\\xNN``). A full disk is a CsrwhError saying "No space left on device" (a failing
+  ROLLBACK never hides the original error).
 
 Normalisation is deliberately minimal: a leading UTF-8 BOM is dropped, a line's trailing
 ``\\r`` (CRLF line ends) is dropped, and in multi-line JSON records ``\\r\\n`` becomes ``\\n``
@@ -63,6 +69,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from csrwh.errors import CsrwhError
 
 BOM = b"\xef\xbb\xbf"
 RAW_SCHEMA = "raw"
@@ -275,6 +283,9 @@ class SourceFile:
     size: int
     modified_at: datetime
     sha256: str | None = None
+    #: set when the file cannot land as records (a name that is not valid UTF-8): the
+    #: file is one reject with this error; ``rel`` then shows the bad bytes as \\xNN
+    name_error: str | None = None
 
 
 _SPECIAL_KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
@@ -282,6 +293,20 @@ _SPECIAL_KINDS: tuple[tuple[Callable[[int], bool], str], ...] = (
     (stat.S_ISSOCK, "socket"),
     (stat.S_ISCHR, "character device"),
     (stat.S_ISBLK, "block device"),
+)
+
+
+def _display(name: str) -> str:
+    """A path as valid UTF-8 text: bytes that are not UTF-8 (``surrogateescape`` in ``name``)
+    become ``\\xNN`` escapes, e.g. ``caf\\xe9.json``."""
+    if not _SURROGATE.search(name):
+        return name
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+NAME_NOT_UTF8 = (
+    "file name is not valid UTF-8 (source_path shows the bad bytes as \\xNN escapes): "
+    "the file is kept here verbatim; rename it to UTF-8 to land its records"
 )
 
 
@@ -333,12 +358,12 @@ def discover(
             with os.scandir(folder) as it:
                 entries = sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
         except OSError as exc:
-            warn(f"{corpus.folder}/{rel_dir or '.'}: cannot list folder ({exc.strerror}), skipped")
+            warn(f"{corpus.folder}/{_display(rel_dir) or '.'}: cannot list folder ({exc.strerror}), skipped")
             return
         subdirs: list[tuple[str, str]] = []
         for entry in entries:
             rel = f"{rel_dir}{entry.name}"
-            shown = f"{corpus.folder}/{rel}"
+            shown = f"{corpus.folder}/{_display(rel)}"
             try:
                 st: os.stat_result | OSError = os.stat(entry.path)  # follows symlinks
             except OSError as exc:
@@ -346,19 +371,21 @@ def discover(
             if entry.is_symlink():
                 why = _link_problem(entry.path, st, bounds, open_dirs)
                 if why is not None:
-                    warn(f"{shown} -> {os.readlink(entry.path)}: {why}, not followed")
+                    warn(f"{shown} -> {_display(os.readlink(entry.path))}: {why}, not followed")
                     continue
             if isinstance(st, OSError):
                 warn(f"{shown}: cannot stat ({st.strerror}), skipped")
             elif stat.S_ISDIR(st.st_mode):
                 subdirs.append((entry.path, rel))
             elif stat.S_ISREG(st.st_mode):
-                spec = corpus.spec_for(rel)
+                shown_rel = _display(rel)
+                spec = corpus.spec_for(shown_rel)
                 if spec is None:
-                    ignored.append(rel)
+                    ignored.append(shown_rel)
                     continue
                 mtime = datetime.fromtimestamp(st.st_mtime, UTC).replace(tzinfo=None)
-                found.append(SourceFile(corpus, spec, Path(entry.path), rel, st.st_size, mtime))
+                found.append(SourceFile(corpus, spec, Path(entry.path), shown_rel, st.st_size, mtime,
+                                        name_error=NAME_NOT_UTF8 if shown_rel != rel else None))
             else:
                 kind = next((k for test, k in _SPECIAL_KINDS if test(st.st_mode)), "special file")
                 warn(f"{shown}: {kind}, not a regular file, skipped")
@@ -556,7 +583,7 @@ def read_json_array(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
     # DuckDB accepts an unclosed array ending in "," silently: such files take the salvage
     # path, which reports them. Paths with glob characters would be expanded by DuckDB.
     closed = body.rstrip(b" \t\r\n").endswith(b"]")
-    if closed and not any(ch in str(f.path) for ch in "*?[{"):
+    if closed and not any(ch in str(f.path) for ch in "*?[{") and not _SURROGATE.search(str(f.path)):
         try:
             elems = ctx.reader.sql(
                 "SELECT json AS t FROM read_json_objects($path, format='array', "
@@ -609,9 +636,90 @@ _SURROGATE = re.compile("[\udc80-\udcff]")
 _NOT_WS = re.compile(r"[^ \t\n\r]")
 
 
-def _salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
-    """Parse a JSON array element by element; land good elements, reject the bad tail.
+_WS_CHARS = " \t\n\r"
+#: characters that matter to the structural scanner (outside strings: all; inside: \\ and ")
+_STRUCT = re.compile(r'[\\"{}\[\],]')
+_IN_STRING = re.compile(r'[\\"]')
+_FIRST_KEY = re.compile(r'\{[ \t\r\n]*("(?:[^"\\]|\\.)*")[ \t\r\n]*:')
 
+
+def _decode_at(dec: json.JSONDecoder, text: str, i: int) -> tuple[int | None, str, int]:
+    """``raw_decode`` at ``i``: (end, "", 0) when a value parses, else (None, problem, position).
+
+    Deep nesting exhausts Python's parser (RecursionError): that is a problem of the record,
+    reported like a syntax error, never an abort of the run.
+    """
+    try:
+        _, end = dec.raw_decode(text, i)
+        return end, "", 0
+    except json.JSONDecodeError as exc:
+        return None, exc.msg, exc.pos
+    except RecursionError:
+        return None, "JSON nested too deeply to parse (more than ~1000 levels)", i
+
+
+def _where(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return f"file line {line}, column {col}"
+
+
+def _scan(text: str, pos: int, depth: int, in_str: bool, stop: int | None = None
+          ) -> tuple[int | None, int, bool]:
+    """Structural scan of JSON text from ``pos`` with the given state.
+
+    Returns (boundary, depth, in_str): ``boundary`` is the index of the first ``,`` at
+    depth 0 (the end of the current array element) or of a ``]`` that closes the enclosing
+    array (depth -1), or None when ``stop`` (or the end of the text) is reached first; the
+    state is the one at ``stop``. A stray ``}`` at depth 0 is ignored.
+    """
+    end = len(text) if stop is None else stop
+    i = pos
+    while i < end:
+        m = (_IN_STRING if in_str else _STRUCT).search(text, i, end)
+        if m is None:
+            break
+        ch = m.group()
+        i = m.end()
+        if ch == "\\":
+            i += 1  # the escaped character (inside a string; noise outside)
+        elif ch == '"':
+            in_str = not in_str
+        elif ch in "{[":
+            depth += 1
+        elif ch == "}":
+            depth = max(depth - 1, 0)
+        elif ch == "]":
+            if depth == 0:
+                return m.start(), depth, in_str
+            depth -= 1
+        elif depth == 0:  # ","
+            return m.start(), depth, in_str
+    return None, depth, in_str
+
+
+def _salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
+    """Parse a JSON array element by element; land good elements, reject only bad ones.
+
+    After a bad element the parser resynchronises at the next element boundary, so one
+    broken element is one reject (its verbatim text, at its position) and the following
+    elements still land:
+
+    * pretty-printed arrays (the separators between good elements hold a line break): the
+      next element starts on the next line with the elements' own indentation after a
+      ``,`` -- JSON strings cannot hold raw line breaks, so that is structural even when a
+      quote is missing inside the bad element;
+    * otherwise a structural scan (strings, brackets) finds the next ``,`` at the array's
+      level, trying both string states from the point where the parser failed (a missing or
+      extra quote inverts them); a boundary is taken only if the element after it parses
+      (and, when the elements are objects, starts with the same first key as the good ones);
+    * failing that (a bracket too many or too few), the next ``, {"<first key>":`` whose
+      element parses.
+
+    A good element followed by a separator with the wrong indentation and then by text that
+    is not an element was cut off by a stray closing bracket: it is taken back and rejected
+    together with that text. When no boundary is found the rest of the array (or file) is
+    rejected as one record.
     Returns the element table (record_index, t, pre_error, raw) and file-level rejects
     (record_index NULL) such as "not an array" or "array not closed".
     """
@@ -637,20 +745,82 @@ def _salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
         pre.append(err)
         raws.append(raw.encode("utf-8", "surrogateescape") if raw is not None else None)
 
-    closed = text.rstrip(" \t\n\r").endswith("]")
+    stripped = text.rstrip(_WS_CHARS)
+    closed = stripped.endswith("]")
+    closing = len(stripped) - 1 if closed else None  # index of the array's final "]"
+
+    first_key: list[str] = []  # the first key of the good object elements (one value)
+
+    def element_ok(p: int) -> bool:
+        """An element starts at ``p`` that parses, is followed by "," or the final "]" and,
+        when the good elements are objects, starts with their first key."""
+        try:
+            value, end = dec.raw_decode(text, p)
+        except (ValueError, RecursionError):
+            return False
+        if first_key and not (isinstance(value, dict) and next(iter(value), None) == first_key[0]):
+            return False
+        q = skip(end)
+        return q < n and (text[q] == "," or q == closing)
+
+    def resync(start: int, err_pos: int, indent: str | None, opener: str | None
+               ) -> tuple[int, int] | None:
+        """(end of the bad element, start of the next one) or None."""
+        if indent is not None:
+            nxt = "[" + re.escape(opener) + "]" if opener else r"[^ \t\r\n\]}]"
+            m = re.compile(r",[ \t]*\r?\n" + re.escape(indent) + "(?=" + nxt + ")").search(text, start)
+            if m:
+                return m.start(), m.end()
+
+        def boundary(c: int | None) -> tuple[int, int] | None:
+            if c is None or (text[c] == "]" and c != closing):
+                return None
+            if text[c] == "]":
+                return c, c
+            p = skip(c + 1)
+            if p < n and (opener is None or text[p] == opener) and element_ok(p):
+                return c, p
+            return None
+
+        b, depth, in_str = _scan(text, start, 0, False, stop=max(err_pos, start))
+        if b is not None:
+            found = boundary(b)
+        else:  # from the error on, both string states; the earliest good boundary wins
+            found = None
+            for state in (not in_str, in_str):
+                c = _scan(text, max(err_pos, start), depth, state,
+                          stop=found[0] if found else None)[0]
+                found = boundary(c) or found
+        if found is not None:
+            return found
+        if first_key:  # a bracket too many or too few: look for the next element's first key
+            key = json.dumps(first_key[0], ensure_ascii=False)
+            rx = re.compile(r",[ \t\r\n]*(\{)[ \t\r\n]*" + re.escape(key) + r"[ \t\r\n]*:")
+            for m in rx.finditer(text, start + 1, closing or n):
+                if element_ok(m.start(1)):
+                    return m.start(), m.start(1)
+        return None
+
     i = skip(0)
     if text[i] != "[":
         try:
             found = _PY_KIND.get(type(json.loads(text)), "a number")
-        except ValueError:
+        except (ValueError, RecursionError):
             found = "text that is not JSON"
         file_rejects.append(
             _file_reject(f.rel, f.sha256, f"wrong top-level shape: expected a JSON array, found {found}", body)
         )
     else:
-        i += 1
+        opened = i
+        i = skip(i + 1)
+        lead = text[opened + 1 : i]
+        indent = lead[lead.rfind("\n") + 1 :] if "\n" in lead else None
+        layout_known = False  # indent comes from the first separator between good elements
+        opener: str | None = None
+        odd: tuple[int, int] | None = None  # (start, end) of a good element whose separator
+        # did not have the layout's indentation: it may be a fragment cut off by an extra
+        # closing bracket, so it is taken back if the next element does not parse
         while True:
-            i = skip(i)
             if i >= n:
                 file_rejects.append(_file_reject(
                     f.rel, f.sha256,
@@ -658,28 +828,62 @@ def _salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
                 break
             if text[i] == "]":
                 rest = text[i + 1 :]
-                if rest.strip(" \t\n\r"):
+                if rest.strip(_WS_CHARS):
                     add(None, "broken JSON: unexpected text after the closing ']'", rest)
                 break
-            try:
-                _, end = dec.raw_decode(text, i)
-            except json.JSONDecodeError as exc:
-                tail = text[i:]
-                what = "truncated file: partial last record" if not closed else "broken JSON"
-                line = text.count("\n", 0, exc.pos) + 1
-                col = exc.pos - (text.rfind("\n", 0, exc.pos) + 1) + 1
-                add(None, f"{what}: {exc.msg} (file line {line}, column {col}); "
-                    "the rest of the file is rejected as this record", tail)
-                break
-            add(text[i:end], None)
-            i = skip(end)
-            if i < n and text[i] == ",":
-                i += 1
-            elif i < n and text[i] != "]":
-                rest = text[i:]
-                add(None, "broken JSON: expected ',' or ']' after an array element; "
-                    "the rest of the file is rejected as this record", rest)
-                break
+            end, problem, pos = _decode_at(dec, text, i)
+            if end is not None and odd is not None and opener is not None and text[i] != opener:
+                end, problem, pos = None, "an element ends early (a stray closing bracket?)", odd[1] - 1
+            if end is not None:
+                add(text[i:end], None)
+                if opener is None and text[i] in "{[":
+                    opener = text[i]
+                if not first_key and text[i] == "{":
+                    m = _FIRST_KEY.match(text, i)
+                    if m:
+                        try:
+                            first_key.append(json.loads(m.group(1)))
+                        except ValueError:
+                            pass
+                j = skip(end)
+                if j < n and text[j] == ",":
+                    k = skip(j + 1)
+                    sep = text[j + 1 : k]
+                    sep_indent = sep[sep.rfind("\n") + 1 :] if "\n" in sep else None
+                    if not layout_known:
+                        indent, layout_known = sep_indent, True
+                    odd = (i, end) if sep_indent != indent else None
+                    i = k
+                    continue
+                odd = None
+                if j >= n or text[j] == "]":
+                    i = j
+                    continue
+                # something other than "," or "]" after a good element: reject up to the
+                # next boundary as one record
+                i, problem, pos = j, "expected ',' or ']' after the previous element", j
+            elif odd is not None:
+                # the previous element was cut off early: take it back, reject both parts as one
+                i = odd[0]
+                for col in (idx, ts, pre, raws):
+                    col.pop()
+            odd = None
+            where = _where(text, pos)
+            found_at = resync(i, pos, indent, opener or (text[i] if text[i] in "{[" else None))
+            if found_at is not None:  # reject this element only, go on with the next one
+                c, p = found_at
+                add(None, f"broken JSON: {problem} ({where})", text[i:c].rstrip(_WS_CHARS))
+                i = p
+                continue
+            if closing is not None and closing > i:
+                add(None, f"broken JSON: {problem} ({where}); no later element boundary found, "
+                    "the rest of the array is rejected as this record",
+                    text[i:closing].rstrip(_WS_CHARS))
+                i = closing
+                continue
+            add(None, f"truncated file: partial last record: {problem} ({where}); "
+                "the rest of the file is rejected as this record", text[i:])
+            break
     table = pa.table(
         {
             "record_index": pa.array(idx, pa.int64()),
@@ -738,11 +942,55 @@ def read_json_files(ctx: _Ctx, files: Sequence[SourceFile], datas: Sequence[byte
 _TERMINATOR = re.compile(r"(?:\r\n|\n|\r)\Z")
 
 
+def _csv_records(lines: Sequence[str], pos: int) -> Iterable[tuple[int, int, list[str] | None, str | None]]:
+    """(first line index, end line index, row, error) of each CSV record from line ``pos``."""
+    reader = csv.reader(lines[pos:] if pos else lines)
+    prev = 0
+    while True:
+        try:
+            row, err = next(reader), None
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            row, err = None, f"broken CSV: {exc}"
+        yield pos + prev, pos + reader.line_num, row, err
+        prev = reader.line_num
+
+
+def _stray_quote(lines: Sequence[str], start: int, end: int, width: int) -> int:
+    """How many following lines a stray quote on line ``start`` swallowed (0: none).
+
+    The record ``lines[start:end]`` spans several lines because a quoted field runs over line
+    ends. That is a stray quote, not a multi-line field, when the field does not close the
+    RFC-4180 way (its closing quote is followed by something other than a delimiter or line
+    end, or it never closes) and at least one swallowed line reads, on its own, as a record
+    with the header's field count.
+    """
+    record = "".join(lines[start:end])
+    try:
+        for _ in csv.reader(io.StringIO(record, newline=""), strict=True):
+            pass
+        return 0  # a well-formed multi-line field
+    except csv.Error:
+        pass
+    swallowed = 0
+    for line in lines[start + 1 : end]:
+        try:
+            fields = next(csv.reader([line]), [])
+        except csv.Error:
+            continue
+        swallowed += len(fields) == width
+    return end - start - 1 if swallowed else 0
+
+
 def read_csv(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
     """RFC-4180 CSV with a header: payload = {header: value} (strings), source_text = record.
 
     Python's C csv parser delimits records (quoted fields may span lines); ``line_num``
-    tells which physical lines each record used, which gives its verbatim text.
+    tells which physical lines each record used, which gives its verbatim text. A stray
+    quote (a quoted field that never closes properly and would swallow the following
+    records, see :func:`_stray_quote`) rejects its own line only, verbatim; reading
+    resumes on the next line, so the records it would have swallowed still land.
     """
     body = _strip_bom(data)
     if not body.strip():
@@ -751,20 +999,15 @@ def read_csv(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
         csv.field_size_limit(2**31 - 1)
     text = body.decode("utf-8", "surrogateescape")
     lines = list(io.StringIO(text, newline=""))
-    reader = csv.reader(lines)
     key_name = f.spec.key.name if f.spec.key.kind == "field" else None
     header: list[str] | None = None
     rows: list[dict] = []
-    prev = 0
+    records = iter(_csv_records(lines, 0))
     while True:
-        try:
-            row, err = next(reader), None
-        except StopIteration:
+        item = next(records, None)
+        if item is None:
             break
-        except csv.Error as exc:
-            row, err = None, f"broken CSV: {exc}"
-        start, end = prev, reader.line_num
-        prev = end
+        start, end, row, err = item
         record = _TERMINATOR.sub("", "".join(lines[start:end]))
         if err is None and (not row or not record.strip()):
             continue  # blank line
@@ -776,7 +1019,19 @@ def read_csv(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
             source_path=f.rel, file_sha256=f.sha256, record_index=len(rows), line_number=start + 1,
             record_key=None, payload=None, source_text=None, error=None, raw_bytes=None, at_eof=at_eof,
         )
-        if _SURROGATE.search(record):
+        swallowed = 0
+        if header is not None and end - start > 1 and len(header) > 1:
+            swallowed = _stray_quote(lines, start, end, len(header))
+        if swallowed:
+            record = _TERMINATOR.sub("", lines[start])
+            out["at_eof"] = False
+            out["error"] = (
+                f"broken CSV: stray quote: a quoted field opened on line {start + 1} does not close "
+                f"properly and would swallow the next {swallowed} line(s), which read as records "
+                f"of their own; this line is rejected and reading resumes on line {start + 2}"
+            )
+            records = iter(_csv_records(lines, start + 1))
+        elif _SURROGATE.search(record):
             out["error"] = "invalid UTF-8"
         elif err is not None:
             out["error"] = err
@@ -816,6 +1071,8 @@ def _refine_error(error: str, raw: bytes | None, at_eof: bool, fmt: Format) -> s
         try:
             json.loads(text)
             return "broken JSON: rejected by DuckDB's JSON parser (e.g. a lone surrogate escape)"
+        except RecursionError:
+            return "broken JSON: nested too deeply to locate the error (more than ~1000 levels)"
         except json.JSONDecodeError as exc:
             truncated = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
             if truncated and (at_eof or fmt is Format.JSON_FILE):
@@ -887,6 +1144,19 @@ def _utcnow() -> datetime:
 JSON_FILE_CHUNK_BYTES = 8 * 1024 * 1024  # bounds memory: DuckDB vectors hold 2048 rows
 
 
+def _disk_full(exc: BaseException | None) -> bool:
+    """``exc`` (or an error it was raised from) is a full disk: ENOSPC or DuckDB's text of it."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            return True
+        if "no space left on device" in str(exc).lower():
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
 class Ingestor:
     """One ingest run over ``present`` corpora (``scope`` = every corpus the run is about).
 
@@ -913,6 +1183,13 @@ class Ingestor:
         for c in self.scope:
             self.summary.per_corpus[c.name] = CorpusStats()
         self.summary.missing_corpora = [c.name for c in self.scope if c not in self.present]
+        try:
+            row = con.execute(
+                "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+            ).fetchone()
+            self.db_path: str | None = row[0] if row and row[0] else None
+        except duckdb.Error:
+            self.db_path = None
 
     # -- planning ----------------------------------------------------------------------
     def plan(self) -> tuple[list[SourceFile], list[tuple[str, str, str]]]:
@@ -971,11 +1248,23 @@ class Ingestor:
                     with self._t("commit"):
                         self.con.execute("COMMIT")
                 except BaseException:
-                    self.con.execute("ROLLBACK")
+                    try:
+                        self.con.execute("ROLLBACK")
+                    except duckdb.Error:  # e.g. the failed write already ended it
+                        pass  # never mask the original error
                     raise
             else:
                 self._record_run("ok")
             status = "ok"
+        except (OSError, duckdb.Error) as exc:
+            if _disk_full(exc):
+                raise CsrwhError(
+                    f"ingest failed: No space left on device while writing the warehouse"
+                    f"{' ' + self.db_path if self.db_path else ''}; nothing was changed (rolled back)",
+                    hint="free disk space on that drive (a run needs room for the new rows and "
+                    "DuckDB's write-ahead log), then run again",
+                ) from exc
+            raise
         finally:
             if status != "ok":
                 self._reset_counts()
@@ -1007,7 +1296,7 @@ class Ingestor:
         self.con.execute(
             "INSERT INTO raw.ingest_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                self.batch_id, self.started_at, _utcnow(), str(self.data_dir),
+                self.batch_id, self.started_at, _utcnow(), _display(str(self.data_dir)),
                 ",".join(c.name for c in self.scope), s.files_loaded, s.files_unchanged,
                 s.files_removed, s.records_loaded, s.records_rejected, status,
             ],
@@ -1064,7 +1353,7 @@ class Ingestor:
         batch_bytes = 0
         batch_key = None
         for f in to_load:
-            if f.spec.format is not Format.JSON_FILE:
+            if f.spec.format is not Format.JSON_FILE or f.name_error:
                 yield [f]
                 continue
             key = (f.corpus.name, f.spec)
@@ -1100,7 +1389,9 @@ class Ingestor:
                     f.sha256 = hashlib.sha256(data).hexdigest()  # of the bytes actually landed
                     f.size = len(data)
             with self._t("parse+classify"):
-                if spec.format is Format.JSON_FILE:
+                if first.name_error:
+                    _rows_to_stage(ctx, [_file_reject(first.rel, first.sha256, first.name_error, datas[0])])
+                elif spec.format is Format.JSON_FILE:
                     read_json_files(ctx, unit, datas)
                 elif spec.format is Format.JSON_ARRAY:
                     read_json_array(ctx, first, datas[0])

@@ -369,11 +369,12 @@ def test_json_array_broken_element_in_the_middle(tmp_path, duck, write_file):
     text = '[\n  {"id": 1},\n  {"id": 2, oops},\n  {"id": 3}\n]\n'
     write_file(tmp_path / "convsearch", "SearchBehaviors.json", text)
     s = ingest(tmp_path, duck)
-    assert rows(duck, "convsearch__search_behaviors", "record_index, record_key, payload::VARCHAR") == [(0, "1", '{"id": 1}')]
+    assert rows(duck, "convsearch__search_behaviors", "record_index, record_key, payload::VARCHAR") == [
+        (0, "1", '{"id": 1}'), (2, "3", '{"id": 3}')]  # resynchronised after the bad element (issue 13.4)
     [(_, idx, _ln, err, raw_text, _b)] = rejects(duck)
     assert idx == 1 and err.startswith("broken JSON") and "line 3" in err
-    assert raw_text.startswith('{"id": 2, oops}')  # the bad tail, verbatim
-    assert (s.records_loaded, s.records_rejected) == (1, 1)
+    assert raw_text == '{"id": 2, oops}'  # the bad element only, verbatim
+    assert (s.records_loaded, s.records_rejected) == (2, 1)
 
 
 def test_json_array_invalid_utf8_rejects_only_that_element(tmp_path, duck, write_file):

@@ -1,0 +1,249 @@
+"""Ingest hardening (issue 13, items 4, 5 and 10): JSON-array salvage resynchronises at the
+next element, deep nesting is one reject, a stray CSV quote never swallows records, a file
+name that is not UTF-8 is one reject, and a full disk says so."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from csrwh.errors import CsrwhError
+from ingest import loader, run_ingest
+
+DIAL = "data/crs_arena_dial_open.json"
+VOTES = "data/votes_open.csv"
+CSV_HEADER = "session_id,user_id,crs1,crs2,vote,feedback"
+
+
+def ingest(data_dir: Path, con: duckdb.DuckDBPyConnection, corpora=None):
+    return run_ingest(data_dir, con, corpora=corpora, progress=False)
+
+
+def keys(con, table: str) -> list:
+    return con.execute(f"SELECT record_index, record_key FROM raw.{table} ORDER BY record_index").fetchall()
+
+
+def rejects(con, cols: str = "source_path, record_index, line_number, error, raw_text, raw_bytes"):
+    return con.execute(
+        f"SELECT {cols} FROM raw.rejected_records ORDER BY source_path, record_index NULLS FIRST"
+    ).fetchall()
+
+
+def dialogue(i: int) -> dict:
+    return {
+        "conversation ID": f"crs_{i}",
+        "agent": {"id": "barcor_redial", "type": "AGENT"},
+        "conversation": [
+            {"participant": "USER", "utterance": f"hi {i}", "utterance ID": f"u{i}_0"},
+            {"participant": "AGENT", "utterance": "hello, {there}", "utterance ID": f"u{i}_1"},
+            {"participant": "USER", "utterance": "bye", "utterance ID": f"u{i}_2"},
+        ],
+    }
+
+
+def drop_first_quote_after(text: str, marker: str) -> str:
+    """``text`` with the last character of the first ``marker`` (a closing quote) removed."""
+    assert marker.endswith('"')
+    at = text.index(marker) + len(marker) - 1
+    return text[:at] + text[at + 1 :]
+
+
+# ----------------------------------------------------------------------------- item 4
+
+
+@pytest.mark.parametrize("indent", [4, None], ids=["pretty", "minified"])
+def test_json_array_salvage_resynchronises_after_a_missing_quote(tmp_path, duck, write_file, indent):
+    objs = [dialogue(i) for i in range(12)]
+    good = json.dumps(objs, indent=indent)
+    text = drop_first_quote_after(good, '"conversation ID": "crs_1"')  # element 2
+    write_file(tmp_path / "crsarena-dial", DIAL, text)
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (11, 1)
+    assert [k for _, k in keys(duck, "crsarena__dialogues")] == [f"crs_{i}" for i in range(12) if i != 1]
+    [(p, idx, _ln, err, raw_text, raw_bytes)] = rejects(duck)
+    assert (p, idx) == (DIAL, 1)
+    assert err.startswith("broken JSON") and "\n" not in err
+    # the broken element verbatim, and only it
+    elem1 = json.dumps(objs[1], indent=indent)
+    if indent:
+        elem1 = elem1.replace("\n", "\n" + " " * indent)
+    assert raw_text == drop_first_quote_after(elem1, '"conversation ID": "crs_1"')
+    assert raw_bytes == raw_text.encode()
+
+
+def test_json_array_two_broken_elements_reject_only_those(tmp_path, duck, write_file):
+    text = json.dumps([dialogue(i) for i in range(6)], indent=2)
+    text = text.replace('"utterance": "hi 2",', '"utterance": "hi 2",,')  # element 3
+    text = drop_first_quote_after(text, '"conversation ID": "crs_4"')  # element 5
+    write_file(tmp_path / "crsarena-dial", DIAL, text)
+    s = ingest(tmp_path, duck)
+    assert [k for _, k in keys(duck, "crsarena__dialogues")] == ["crs_0", "crs_1", "crs_3", "crs_5"]
+    assert [r[1] for r in rejects(duck)] == [2, 4]
+    assert (s.records_loaded, s.records_rejected) == (4, 2)
+
+
+def test_json_array_missing_comma_rejects_one_element(tmp_path, duck, write_file):
+    text = '[{"id": 1}, {"id": 2} {"id": 3}, {"id": 4}]'
+    write_file(tmp_path / "convsearch", "Dialogs.json", text)
+    s = ingest(tmp_path, duck)
+    assert keys(duck, "convsearch__dialogs") == [(0, "1"), (1, "2"), (3, "4")]
+    [(_, idx, _ln, err, raw_text, _b)] = rejects(duck)
+    assert idx == 2 and raw_text == '{"id": 3}' and "','" in err
+    assert (s.records_loaded, s.records_rejected) == (3, 1)
+
+
+def test_real_crsarena_dialogues_with_one_missing_quote(tmp_path, duck, real_corpora):
+    """The observed case: one missing quote in element 2 of the 254-element open file."""
+    src = (real_corpora / "crsarena-dial" / DIAL).read_text(encoding="utf-8")
+    n = len(json.loads(src))
+    second = json.loads(src)[1]["conversation ID"]
+    damaged = drop_first_quote_after(src, f'"conversation ID": "{second}"')  # no closing quote
+    assert damaged.count('"') == src.count('"') - 1
+    path = tmp_path / "crsarena-dial" / DIAL
+    path.parent.mkdir(parents=True)
+    path.write_text(damaged, encoding="utf-8")
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (n - 1, 1)
+    [(_, idx, _ln, err, raw_text, _b)] = rejects(duck)
+    assert err.startswith("broken JSON")
+    assert idx == 1 and second[:20] in raw_text and len(raw_text) < 20_000
+
+
+@pytest.mark.parametrize(
+    "corpus, rel, content",
+    [
+        ("crsarena-dial", DIAL, "[" * 50_000),  # unclosed: the salvage parser
+        ("crsarena-dial", DIAL, '[{"conversation ID": "a"},\n' + "[" * 50_000 + "x" + "]" * 50_000 + "]"),
+        ("convsearch", "Dialogs.json", "{" * 50_000),  # not an array at all
+        ("cosrec", "dataset/crowd/quality.jsonl", '{"a": 1}\n{"b": ' + "[" * 50_000 + "}\n"),
+        ("recllmsim", "LLM_agent_user/t/1.json", '{"history": ' + "[" * 50_000 + "}"),
+    ],
+    ids=["array-unclosed", "array-element", "not-array", "jsonl-line", "whole-file"],
+)
+def test_deeply_nested_input_is_one_reject_not_a_recursion_error(tmp_path, duck, write_file, corpus, rel, content):
+    write_file(tmp_path / corpus, rel, content)
+    s = ingest(tmp_path, duck)
+    rej = rejects(duck)
+    assert len(rej) == 1 and s.records_rejected == 1
+    assert rej[0][0] == rel and "\n" not in rej[0][3]
+    assert rej[0][5] is not None and len(rej[0][5]) >= 49_999  # kept verbatim
+
+
+# ----------------------------------------------------------------------------- item 5
+
+
+def votes(n: int, feedback=None) -> list[str]:
+    feedback = feedback or {}
+    return [f"s{i},u{i},a,b,tie,{feedback.get(i, '')}" for i in range(n)]
+
+
+def test_csv_stray_quote_does_not_swallow_following_records(tmp_path, duck, write_file):
+    lines = votes(30, {3: '"I liked, both', 5: '"fine"', 20: '"later, quoted"'})
+    write_file(tmp_path / "crsarena-dial", VOTES, CSV_HEADER + "\n" + "\n".join(lines) + "\n")
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (29, 1)
+    assert [k for _, k in keys(duck, "crsarena__votes")] == [f"s{i}" for i in range(30) if i != 3]
+    [(p, idx, ln, err, raw_text, raw_bytes)] = rejects(duck)
+    assert (p, idx, ln) == (VOTES, 3, 5)
+    assert raw_text == 's3,u3,a,b,tie,"I liked, both' and raw_bytes == raw_text.encode()
+    assert err.startswith("broken CSV: stray quote") and "line 5" in err and "\n" not in err
+    fb = dict(duck.execute("SELECT record_key, payload->>'feedback' FROM raw.crsarena__votes").fetchall())
+    assert fb["s5"] == "fine" and fb["s20"] == "later, quoted"
+
+
+def test_csv_stray_quote_with_matching_field_count_is_detected(tmp_path, duck, write_file):
+    """The quote swallows records and closes at a later quote so that the field count still
+    matches: before the fix this landed silently with records missing and 0 rejects."""
+    lines = votes(25, {2: '"great', 19: '"ok"'})
+    write_file(tmp_path / "crsarena-dial", VOTES, CSV_HEADER + "\r\n" + "\r\n".join(lines) + "\r\n")
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (24, 1)
+    [(_, idx, ln, err, raw_text, _b)] = rejects(duck)
+    assert (idx, ln, raw_text) == (2, 4, 's2,u2,a,b,tie,"great')
+    assert "stray quote" in err
+
+
+def test_csv_stray_quote_running_to_the_end_of_the_file(tmp_path, duck, write_file):
+    lines = votes(10, {7: '"oops'})
+    write_file(tmp_path / "crsarena-dial", VOTES, CSV_HEADER + "\n" + "\n".join(lines) + "\n")
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (9, 1)
+    assert rejects(duck)[0][1:3] == (7, 9)
+
+
+def test_csv_real_multiline_feedback_is_not_a_stray_quote(tmp_path, duck, write_file):
+    fb = '"Line one, with a comma\none, two, three, four, five, six\nsecond ""quoted"", part"'
+    lines = votes(6, {2: fb})
+    write_file(tmp_path / "crsarena-dial", VOTES, CSV_HEADER + "\n" + "\n".join(lines) + "\n")
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (6, 0)
+
+
+def test_real_votes_with_a_stray_quote(tmp_path, duck, real_corpora):
+    src = (real_corpora / "crsarena-dial" / VOTES).read_bytes().decode("utf-8")
+    lines = src.split("\n")
+    n = len([ln for ln in lines[1:] if ln.strip()])
+    k = 10
+    assert lines[k].endswith(",\r")  # an empty feedback: give it an unclosed quote
+    lines[k] = lines[k][:-1] + '"stray\r'
+    path = tmp_path / "crsarena-dial" / VOTES
+    path.parent.mkdir(parents=True)
+    path.write_bytes("\n".join(lines).encode("utf-8"))
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (n - 1, 1)
+    assert rejects(duck)[0][2] == k + 1
+
+
+# ----------------------------------------------------------------------------- item 10
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs a file system that takes any bytes in names")
+def test_file_name_that_is_not_utf8_is_one_reject(tmp_path, duck, write_file):
+    root = tmp_path / "recllmsim"
+    write_file(root, "LLM_agent_user/t/0.json", '{"history": []}')
+    bad_dir = os.fsencode(root / "LLM_agent_user" / "t")
+    bad = os.path.join(bad_dir, b"caf\xe9.json")
+    with open(bad, "wb") as fh:
+        fh.write(b'{"history": [1]}')
+    folder = os.path.join(os.fsencode(root), b"r\xe9al")
+    os.mkdir(folder)
+    with open(os.path.join(folder, b"1.json"), "wb") as fh:
+        fh.write(b'{"history": [2]}')
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (1, 2)
+    rej = rejects(duck)
+    assert sorted(r[0] for r in rej) == ["LLM_agent_user/t/caf\\xe9.json", "r\\xe9al/1.json"]
+    assert all("not valid UTF-8" in r[3] for r in rej)
+    assert {r[5] for r in rej} == {b'{"history": [1]}', b'{"history": [2]}'}
+    # idempotent: a second run changes nothing
+    s2 = ingest(tmp_path, duck)
+    assert (s2.files_loaded, s2.files_unchanged, s2.records_rejected) == (0, 3, 0)
+    assert len(rejects(duck)) == 2
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
+        duckdb.IOException('IO Error: Could not write file "wh.duckdb.wal": No space left on device'),
+    ],
+    ids=["oserror", "duckdb"],
+)
+def test_disk_full_says_no_space_left_on_device(tmp_path, duck, write_file, monkeypatch, exc):
+    write_file(tmp_path / "cosrec", "dataset/crowd/quality.jsonl", '{"a": 1}\n')
+
+    def full(self, *a, **k):
+        self.con.execute("ROLLBACK")  # the write failed and took the transaction with it
+        raise exc
+
+    monkeypatch.setattr(loader.Ingestor, "_insert_stage", full)
+    with pytest.raises(CsrwhError) as info:
+        ingest(tmp_path, duck)
+    assert "No space left on device" in info.value.message
+    assert "\n" not in info.value.message and "space" in (info.value.hint or "")
