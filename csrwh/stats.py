@@ -15,6 +15,9 @@ Agreement (``annotator_agreement``)
       generalisation that allows a different number of raters per item.
     * :func:`krippendorff_alpha` -- Krippendorff's alpha (nominal, ordinal, interval, ratio)
       by the coincidence-matrix method, tolerating missing values.
+    * :func:`fleiss_kappa_bootstrap` / :func:`krippendorff_alpha_bootstrap` -- percentile
+      bootstrap intervals for both, resampling the rated units (items, turns) with all of
+      their ratings, never single ratings.
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ __all__ = [
     "bradley_terry_bootstrap",
     "elo_ratings",
     "fleiss_kappa",
+    "fleiss_kappa_bootstrap",
     "fleiss_table",
     "krippendorff_alpha",
+    "krippendorff_alpha_bootstrap",
 ]
 
 Outcome = Literal["a", "b", "tie"]
@@ -357,6 +362,56 @@ def _distance_matrix(values: Sequence, marginals: np.ndarray, level: Level) -> n
     raise ValueError(f"unknown level {level!r}; use nominal, ordinal, interval or ratio")
 
 
+def _pairable_units(
+    rows: Iterable[tuple[Hashable, Hashable, object]], level: Level
+) -> tuple[list[list], list]:
+    """Units with >= 2 values (each a list of values) and the sorted distinct values."""
+    values_by_unit: dict[Hashable, dict[Hashable, object]] = defaultdict(dict)
+    for unit, rater, value in rows:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            continue
+        seen = values_by_unit[unit]
+        if rater in seen:
+            raise ValueError(f"rater {rater!r} gives unit {unit!r} more than one value")
+        seen[rater] = value
+    pairable = [
+        list(by_rater.values()) for by_rater in values_by_unit.values() if len(by_rater) >= 2
+    ]
+    if level == "nominal":
+        distinct = sorted({v for unit in pairable for v in unit}, key=lambda v: (str(type(v)), v))
+    else:
+        pairable = [[float(v) for v in unit] for unit in pairable]  # type: ignore[arg-type]
+        distinct = sorted({v for unit in pairable for v in unit})
+    return pairable, distinct
+
+
+def _unit_coincidences(pairable: list[list], distinct: list) -> np.ndarray:
+    """Per-unit coincidence matrices, shape ``(units, values, values)``; their sum is ``o``."""
+    index = {value: i for i, value in enumerate(distinct)}
+    per_unit = np.zeros((len(pairable), len(distinct), len(distinct)))
+    for u, unit in enumerate(pairable):
+        m_u = len(unit)
+        counts = Counter(index[v] for v in unit)
+        for c, n_uc in counts.items():
+            for k, n_uk in counts.items():
+                pairs = n_uc * (n_uk - 1) if c == k else n_uc * n_uk
+                per_unit[u, c, k] += pairs / (m_u - 1)
+    return per_unit
+
+
+def _alpha_from_coincidences(coincidences: np.ndarray, distinct: Sequence, level: Level) -> float:
+    marginals = coincidences.sum(axis=1)
+    n_total = marginals.sum()
+    if n_total <= 1.0:
+        return float("nan")
+    delta2 = _distance_matrix(distinct, marginals, level)
+    observed = float(np.sum(coincidences * delta2))
+    expected = float(np.sum(np.outer(marginals, marginals) * delta2)) / (n_total - 1.0)
+    if expected == 0.0:
+        return float("nan")
+    return 1.0 - observed / expected
+
+
 def krippendorff_alpha(
     rows: Iterable[tuple[Hashable, Hashable, object]],
     level: Level = "ordinal",
@@ -381,38 +436,120 @@ def krippendorff_alpha(
         alpha (1 = perfect agreement, 0 = chance, < 0 = systematic disagreement), or NaN
         when undefined (no pairable unit, or no variation at all in the pairable values).
     """
-    values_by_unit: dict[Hashable, dict[Hashable, object]] = defaultdict(dict)
-    for unit, rater, value in rows:
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            continue
-        seen = values_by_unit[unit]
-        if rater in seen:
-            raise ValueError(f"rater {rater!r} gives unit {unit!r} more than one value")
-        seen[rater] = value
-    pairable = [
-        list(by_rater.values()) for by_rater in values_by_unit.values() if len(by_rater) >= 2
-    ]
+    if level not in ("nominal", "ordinal", "interval", "ratio"):
+        raise ValueError(f"unknown level {level!r}; use nominal, ordinal, interval or ratio")
+    pairable, distinct = _pairable_units(rows, level)
     if not pairable:
         return float("nan")
-    if level == "nominal":
-        distinct = sorted({v for unit in pairable for v in unit}, key=lambda v: (str(type(v)), v))
-    else:
-        pairable = [[float(v) for v in unit] for unit in pairable]  # type: ignore[arg-type]
-        distinct = sorted({v for unit in pairable for v in unit})
-    index = {value: i for i, value in enumerate(distinct)}
-    coincidences = np.zeros((len(distinct), len(distinct)))
-    for unit in pairable:
-        m_u = len(unit)
-        counts = Counter(index[v] for v in unit)
-        for c, n_uc in counts.items():
-            for k, n_uk in counts.items():
-                pairs = n_uc * (n_uk - 1) if c == k else n_uc * n_uk
-                coincidences[c, k] += pairs / (m_u - 1)
-    marginals = coincidences.sum(axis=1)
-    n_total = marginals.sum()
-    delta2 = _distance_matrix(distinct, marginals, level)
-    observed = float(np.sum(coincidences * delta2))
-    expected = float(np.sum(np.outer(marginals, marginals) * delta2)) / (n_total - 1.0)
-    if expected == 0.0:
-        return float("nan")
-    return 1.0 - observed / expected
+    coincidences = _unit_coincidences(pairable, distinct).sum(axis=0)
+    return _alpha_from_coincidences(coincidences, distinct, level)
+
+
+# ---------------------------------------------------------------------------------------
+# Agreement: bootstrap intervals over units
+# ---------------------------------------------------------------------------------------
+
+
+def _check_bootstrap_args(n_samples: int, confidence: float) -> None:
+    if n_samples < 1:
+        raise ValueError("n_samples must be at least 1")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must be in (0, 1)")
+
+
+def _unit_weights(n_units: int, n_samples: int, seed: int) -> np.ndarray:
+    """How often each unit is drawn in each resample: shape ``(n_samples, n_units)``.
+
+    Resample ``s`` draws ``n_units`` unit indices with replacement as
+    ``numpy.random.default_rng(seed).integers(0, n_units, size=n_units)`` (the s-th such
+    call on one generator); a unit drawn twice enters twice, with all its ratings.
+    """
+    rng = np.random.default_rng(seed)
+    weights = np.zeros((n_samples, n_units))
+    for s in range(n_samples):
+        weights[s] = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units)
+    return weights
+
+
+def _percentile_interval(replicates: np.ndarray, confidence: float) -> tuple[float, float]:
+    valid = replicates[~np.isnan(replicates)]
+    if valid.size == 0:
+        return float("nan"), float("nan")
+    tail = 100.0 * (1.0 - confidence) / 2.0
+    low, high = np.percentile(valid, [tail, 100.0 - tail])
+    return float(low), float(high)
+
+
+def fleiss_kappa_bootstrap(
+    table: np.ndarray | Sequence[Sequence[float]],
+    n_samples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval for :func:`fleiss_kappa`, resampling items.
+
+    The resampling unit is the item (a row of ``table``: one turn with all its annotators'
+    labels), never a single label: ``n_samples`` resamples of the items with replacement,
+    each the size of the original (drawn as in :func:`_unit_weights`), kappa recomputed on
+    each exactly as :func:`fleiss_kappa` would on the resampled table. Resamples where
+    kappa is undefined (e.g. every label in one category) are dropped; the interval is the
+    ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` percentiles (numpy's linear
+    interpolation) of the rest -- the plain percentile method, no bias correction.
+
+    Returns:
+        ``(low, high)``; ``(nan, nan)`` when no resample gives a defined kappa.
+    """
+    _check_bootstrap_args(n_samples, confidence)
+    counts = np.asarray(table, dtype=float)
+    if counts.ndim != 2:
+        raise ValueError("table must be a 2-D items x categories matrix")
+    n_i = counts.sum(axis=1)
+    counts, n_i = counts[n_i >= 2], n_i[n_i >= 2]
+    if counts.shape[0] == 0:
+        return float("nan"), float("nan")
+    p_item = (np.sum(counts**2, axis=1) - n_i) / (n_i * (n_i - 1.0))
+    weights = _unit_weights(counts.shape[0], n_samples, seed)
+    p_bar = weights @ p_item / weights.sum(axis=1)
+    p_category = (weights @ counts) / (weights @ n_i)[:, None]
+    p_expected = np.sum(p_category**2, axis=1)
+    undefined = np.isclose(p_expected, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        replicates = np.where(undefined, np.nan, (p_bar - p_expected) / (1.0 - p_expected))
+    return _percentile_interval(replicates, confidence)
+
+
+def krippendorff_alpha_bootstrap(
+    rows: Iterable[tuple[Hashable, Hashable, object]],
+    level: Level = "ordinal",
+    n_samples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval for :func:`krippendorff_alpha`, resampling units.
+
+    The resampling unit is the rated unit with all its values (its pairable coincidences),
+    never a single rating: ``n_samples`` resamples of the pairable units with replacement,
+    each the size of the original (drawn as in :func:`_unit_weights`); alpha is recomputed
+    on each resample's coincidence matrix (for the ordinal metric with the resample's own
+    marginals), which equals :func:`krippendorff_alpha` on the resampled units. Undefined
+    resamples (no variation) are dropped; percentile interval as in
+    :func:`fleiss_kappa_bootstrap`.
+
+    Returns:
+        ``(low, high)``; ``(nan, nan)`` when no resample gives a defined alpha.
+    """
+    _check_bootstrap_args(n_samples, confidence)
+    if level not in ("nominal", "ordinal", "interval", "ratio"):
+        raise ValueError(f"unknown level {level!r}; use nominal, ordinal, interval or ratio")
+    pairable, distinct = _pairable_units(rows, level)
+    if not pairable:
+        return float("nan"), float("nan")
+    per_unit = _unit_coincidences(pairable, distinct)
+    size = len(distinct)
+    flat = per_unit.reshape(len(pairable), size * size)
+    weights = _unit_weights(len(pairable), n_samples, seed)
+    resampled = (weights @ flat).reshape(n_samples, size, size)
+    replicates = np.array(
+        [_alpha_from_coincidences(matrix, distinct, level) for matrix in resampled]
+    )
+    return _percentile_interval(replicates, confidence)

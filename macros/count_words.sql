@@ -1,7 +1,11 @@
 {#-
-    Words in a text, comparable across languages: whitespace-separated tokens for
-    non-CJK text, and every CJK (Han) character counted as one word.
-    count_words('Hello big world') = 3; count_words('你好 world') = 3.
+    Words in a text, comparable across languages: every CJK (Han) character counts as one
+    word, and the rest is split on whitespace exactly as Python's str.split() does (the
+    characters for which str.isspace() is true: ASCII \t \n \v \f \r and 0x1C-0x1F, space,
+    U+0085, no-break space U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F and
+    the ideographic space U+3000; not the zero-width space U+200B).
+    count_words('Hello big world') = 3; count_words('你好 world') = 3;
+    count_words('a' || chr(160) || 'b') = 2.
 -#}
 {% macro count_words(text) -%}
     {{ return(adapter.dispatch('count_words', 'csrwh')(text)) }}
@@ -10,8 +14,19 @@
 {% macro default__count_words(text) -%}
     (
         length(regexp_extract_all(coalesce({{ text }}, ''), '\p{Han}'))
-        + length(regexp_extract_all(regexp_replace(coalesce({{ text }}, ''), '\p{Han}', ' ', 'g'), '\S+'))
+        + length(regexp_extract_all(
+            regexp_replace(coalesce({{ text }}, ''), '\p{Han}', ' ', 'g'),
+            '[^{{ csrwh_python_whitespace_class() }}]+'
+        ))
     )
+{%- endmacro %}
+
+{#-
+    The body of a regular-expression character class (RE2 syntax) matching exactly the
+    characters for which Python's str.isspace() is true (what str.split() splits on).
+-#}
+{% macro csrwh_python_whitespace_class() -%}
+    \x{09}-\x{0D}\x{1C}-\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}
 {%- endmacro %}
 
 {#- Han (CJK ideograph) characters in a text: count_han_chars('你好 world') = 2. -#}

@@ -12,8 +12,10 @@ from csrwh.stats import (
     bradley_terry_bootstrap,
     elo_ratings,
     fleiss_kappa,
+    fleiss_kappa_bootstrap,
     fleiss_table,
     krippendorff_alpha,
+    krippendorff_alpha_bootstrap,
 )
 
 # --------------------------------------------------------------------------------------
@@ -246,3 +248,121 @@ def test_krippendorff_alpha_edge_cases():
         krippendorff_alpha([(1, "a", 1), (1, "a", 2)])
     with pytest.raises(ValueError):
         krippendorff_alpha([(1, "a", 1), (1, "b", 2)], level="cardinal")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------
+# Bootstrap intervals for the agreement coefficients (annotator_agreement.ci_low/ci_high)
+# --------------------------------------------------------------------------------------
+
+
+def _reference_fleiss_bootstrap(table, n_samples, seed):
+    """The documented protocol, slowly: resample whole items (rows), recompute kappa."""
+    counts = np.asarray(table, dtype=float)
+    rng = np.random.default_rng(seed)
+    replicates = []
+    for _ in range(n_samples):
+        picks = rng.integers(0, len(counts), size=len(counts))
+        replicates.append(fleiss_kappa(counts[picks]))
+    replicates = np.array(replicates)
+    return tuple(np.percentile(replicates[~np.isnan(replicates)], [2.5, 97.5]))
+
+
+def _units(rows):
+    units: dict = {}
+    for unit, rater, value in rows:
+        units.setdefault(unit, []).append((rater, value))
+    return [ratings for ratings in units.values() if len(ratings) >= 2]
+
+
+def _reference_alpha_bootstrap(rows, level, n_samples, seed):
+    """The documented protocol, slowly: resample whole pairable units, recompute alpha."""
+    units = _units(rows)
+    rng = np.random.default_rng(seed)
+    replicates = []
+    for _ in range(n_samples):
+        picks = rng.integers(0, len(units), size=len(units))
+        resample = [(j, rater, value) for j, i in enumerate(picks) for rater, value in units[i]]
+        replicates.append(krippendorff_alpha(resample, level=level))
+    replicates = np.array(replicates)
+    return tuple(np.percentile(replicates[~np.isnan(replicates)], [2.5, 97.5]))
+
+
+def test_fleiss_bootstrap_known_answer():
+    low, high = fleiss_kappa_bootstrap(WIKIPEDIA_FLEISS, n_samples=500, seed=1)
+    # literal values (seed 1, 500 resamples of the 10 subjects) ...
+    assert (low, high) == (pytest.approx(0.044392, abs=1e-6), pytest.approx(0.370265, abs=1e-6))
+    # ... which the slow, obvious implementation of the protocol gives too
+    assert (low, high) == pytest.approx(_reference_fleiss_bootstrap(WIKIPEDIA_FLEISS, 500, 1))
+    assert low < fleiss_kappa(WIKIPEDIA_FLEISS) < high
+    # deterministic for a seed, different for another
+    assert fleiss_kappa_bootstrap(WIKIPEDIA_FLEISS, 500, 1) == (low, high)
+    assert fleiss_kappa_bootstrap(WIKIPEDIA_FLEISS, 500, 2) != (low, high)
+
+
+@pytest.mark.parametrize(
+    ("level", "expected"),
+    [("nominal", (0.396892, 1.0)), ("ordinal", (0.399781, 1.0)), ("interval", (0.376808, 1.0))],
+)
+def test_krippendorff_bootstrap_known_answer(level, expected):
+    rows = _krippendorff_rows()
+    low, high = krippendorff_alpha_bootstrap(rows, level=level, n_samples=500, seed=1)
+    assert (low, high) == (pytest.approx(expected[0], abs=1e-6), pytest.approx(expected[1]))
+    assert (low, high) == pytest.approx(_reference_alpha_bootstrap(rows, level, 500, 1))
+
+
+def test_bootstrap_of_perfect_agreement_is_degenerate():
+    # every item's raters agree, categories vary: every resample has kappa/alpha = 1
+    # (a resample holding one category only is undefined and left out)
+    table = [[3, 0, 0], [0, 3, 0], [0, 0, 2], [4, 0, 0], [0, 2, 0]]
+    assert fleiss_kappa_bootstrap(table, n_samples=300, seed=3) == (1.0, 1.0)
+    rows = [(u, r, float(u % 3)) for u in range(8) for r in ("a", "b", "c")]
+    assert krippendorff_alpha_bootstrap(rows, "ordinal", n_samples=300, seed=3) == (1.0, 1.0)
+
+
+def _annotation_resample_alpha(rows, n_samples, seed):
+    """What the bootstrap must NOT do: resample single ratings, then regroup them by unit."""
+    rng = np.random.default_rng(seed)
+    replicates = []
+    for _ in range(n_samples):
+        picks = rng.integers(0, len(rows), size=len(rows))
+        resample = [(rows[i][0], f"draw{j}", rows[i][2]) for j, i in enumerate(picks)]
+        replicates.append(krippendorff_alpha(resample, level="ordinal"))
+    replicates = np.array(replicates)
+    return tuple(np.percentile(replicates[~np.isnan(replicates)], [2.5, 97.5]))
+
+
+def test_bootstrap_resamples_items_not_annotations():
+    # Every item holds exactly one disagreement pair (1, 2): whichever items a resample
+    # draws, the coincidences scale together and the coefficient does not move, so the
+    # item bootstrap is degenerate at the point estimate. Resampling annotations breaks
+    # the pairs (an item may get 1 and 1) and moves it.
+    n_items = 20
+    table = [[1, 1]] * n_items
+    kappa = fleiss_kappa(table)
+    assert fleiss_kappa_bootstrap(table, n_samples=200, seed=5) == (
+        pytest.approx(kappa),
+        pytest.approx(kappa),
+    )
+    rows = [(u, r, v) for u in range(n_items) for r, v in (("a", 1.0), ("b", 2.0))]
+    alpha = krippendorff_alpha(rows, level="ordinal")
+    assert krippendorff_alpha_bootstrap(rows, "ordinal", n_samples=200, seed=5) == (
+        pytest.approx(alpha),
+        pytest.approx(alpha),
+    )
+    # the wrong resampling unit gives a visibly different interval: this test tells them apart
+    wrong_low, wrong_high = _annotation_resample_alpha(rows, 200, 5)
+    assert wrong_high - wrong_low > 0.5
+
+
+def test_bootstrap_edge_cases():
+    assert all(math.isnan(v) for v in fleiss_kappa_bootstrap([[1, 0], [0, 1]], 10))
+    assert all(math.isnan(v) for v in krippendorff_alpha_bootstrap([(1, "a", 1)], "ordinal", 10))
+    # every resample undefined (one category everywhere)
+    assert all(math.isnan(v) for v in fleiss_kappa_bootstrap([[2, 0], [3, 0]], 10))
+    with pytest.raises(ValueError):
+        fleiss_kappa_bootstrap(WIKIPEDIA_FLEISS, n_samples=0)
+    with pytest.raises(ValueError):
+        krippendorff_alpha_bootstrap(_krippendorff_rows(), confidence=1.0)
+    with pytest.raises(ValueError):
+        krippendorff_alpha_bootstrap(_krippendorff_rows(), level="cardinal")  # type: ignore[arg-type]
+

@@ -392,7 +392,8 @@ MART_DDL = {
     "source_attributes varchar, han_char_share double, source_record_index bigint",
     "turns": "turn_id varchar, conversation_id varchar, corpus varchar, source_turn_id varchar, "
     "role varchar, text varchar, text_translation varchar, turn_index integer, "
-    "merged_turn_index integer, n_chars bigint, n_words bigint, is_image boolean, created_at timestamp",
+    "merged_turn_index integer, n_chars bigint, n_words bigint, n_words_segmented integer, "
+    "n_tokens integer, n_tokens_translation integer, is_image boolean, created_at timestamp",
     "intents": "conversation_id varchar, intent_id varchar, corpus varchar, annotator varchar, "
     "label_scheme varchar, raw_label varchar, intent_family varchar, standalone_query varchar, "
     "source varchar, turn_index integer, is_primary boolean",
@@ -425,7 +426,7 @@ MART_DDL = {
     "ties bigint, losses bigint, win_rate double, elo double, elo_rank bigint, bt_strength double, "
     "bt_ci_low double, bt_ci_high double, n_conversations bigint, satisfaction_rate double",
     "annotator_agreement": "corpus varchar, subject varchar, measure varchar, value double, "
-    "n_units bigint, n_raters_mean double, n_ratings bigint",
+    "ci_low double, ci_high double, n_units bigint, n_raters_mean double, n_ratings bigint",
 }
 
 # fmt: off
@@ -539,8 +540,8 @@ MART_ROWS = {
         for system, wins, sat in (("kbrd_redial", 0, 0.0), ("chatgpt_redial", 1, 1.0))
     ],
     "annotator_agreement": [
-        ("cosrec", "intent:cosrec_intent", "fleiss_kappa", 0.25, 2, 2.0, 4),
-        ("cosrec", "quality:fluency", "krippendorff_alpha", 0.1, 1, 4.0, 4),
+        ("cosrec", "intent:cosrec_intent", "fleiss_kappa", 0.25, -0.2, 0.6, 2, 2.0, 4),
+        ("cosrec", "quality:fluency", "krippendorff_alpha", 0.1, 0.1, 0.1, 1, 4.0, 4),
     ],
 }
 # fmt: on
@@ -550,7 +551,10 @@ update main.turns set
     turn_id = conversation_id || ':' || turn_index,
     corpus = split_part(conversation_id, ':', 1),
     n_chars = length(coalesce(text, '')),
-    n_words = len(string_split(coalesce(text, ''), ' '));
+    n_words = len(string_split(coalesce(text, ''), ' ')),
+    n_words_segmented = len(string_split(coalesce(text, ''), ' ')),
+    n_tokens = length(coalesce(text, '')),
+    n_tokens_translation = length(text_translation);
 create or replace temp table merged as
     select conversation_id, turn_index,
         sum(case when lag_role = role then 0 else 1 end) over (

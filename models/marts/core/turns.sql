@@ -1,4 +1,8 @@
-{#- One row per utterance of every corpus, with conformed length measures. -#}
+{#-
+    One row per utterance of every corpus, with conformed length measures: n_chars and
+    n_words here (macro count_words), n_words_segmented and the cl100k_base token counts
+    from the Python model int_turn_text_measures (jieba segmentation, tiktoken).
+-#}
 
 with
 
@@ -18,14 +22,26 @@ unioned as (
     ) }}
 ),
 
+text_measures as (
+    select * from {{ ref('int_turn_text_measures') }}
+),
+
 with_role_changes as (
     select
-        *,
+        unioned.*,
+        text_measures.n_words_segmented,
+        text_measures.n_tokens,
+        text_measures.n_tokens_translation,
         case
-            when lag(role) over (partition by conversation_id order by turn_index) = role then 0
+            when lag(unioned.role) over (
+                partition by unioned.conversation_id order by unioned.turn_index
+            ) = unioned.role then 0
             else 1
         end as starts_merged_turn
     from unioned
+    left join text_measures
+        on unioned.conversation_id = text_measures.conversation_id
+        and unioned.turn_index = text_measures.turn_index
 ),
 
 final as (
@@ -49,6 +65,9 @@ final as (
         ) as merged_turn_index,
         {{ dbt.length("coalesce(text, '')") }} as n_chars,
         {{ count_words("text") }} as n_words,
+        n_words_segmented,
+        n_tokens,
+        n_tokens_translation,
         -- booleans
         is_image,
         -- timestamps

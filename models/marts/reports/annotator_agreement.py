@@ -17,6 +17,14 @@
 
 Measures that are undefined (no unit with two raters, or no variation at all) produce no
 row.
+
+Uncertainty: ``ci_low`` / ``ci_high`` are a percentile bootstrap 95 % interval of each
+measure (``csrwh.stats.fleiss_kappa_bootstrap`` / ``krippendorff_alpha_bootstrap``): the
+resampling units are the rated units that enter the measure (turns for intents, rated units
+for ratings), drawn with replacement together with all their ratings,
+``var('agreement_bootstrap_samples')`` times with seed ``var('agreement_bootstrap_seed')``
+(passed in as config); the interval is the 2.5th and 97.5th percentiles of the resampled
+coefficients (resamples where the coefficient is undefined are left out; NULL if all are).
 """
 
 from __future__ import annotations
@@ -25,9 +33,30 @@ import math
 
 import pandas as pd
 
-from csrwh.stats import fleiss_kappa, fleiss_table, krippendorff_alpha
+from csrwh.stats import (
+    fleiss_kappa,
+    fleiss_kappa_bootstrap,
+    fleiss_table,
+    krippendorff_alpha,
+    krippendorff_alpha_bootstrap,
+)
 
-COLUMNS = ["corpus", "subject", "measure", "value", "n_units", "n_raters_mean", "n_ratings"]
+COLUMNS = [
+    "corpus",
+    "subject",
+    "measure",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_units",
+    "n_raters_mean",
+    "n_ratings",
+]
+
+#: Defaults of the dbt vars agreement_bootstrap_samples / agreement_bootstrap_seed.
+DEFAULT_SAMPLES = 1000
+DEFAULT_SEED = 20250101
+CONFIDENCE = 0.95
 
 
 def _none_for_null(column: pd.Series) -> pd.Series:
@@ -35,8 +64,18 @@ def _none_for_null(column: pd.Series) -> pd.Series:
     return column.astype("object").where(column.notna(), None)
 
 
-def intent_agreement(intents: pd.DataFrame) -> list[dict]:
-    """Fleiss' kappa per (corpus, label_scheme) on primary human intent labels."""
+def _interval(low: float, high: float) -> dict:
+    """The interval's columns; NULL (None) when no resample gave a defined coefficient."""
+    if math.isnan(low) or math.isnan(high):
+        return {"ci_low": None, "ci_high": None}
+    return {"ci_low": float(low), "ci_high": float(high)}
+
+
+def intent_agreement(
+    intents: pd.DataFrame, n_samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED
+) -> list[dict]:
+    """Fleiss' kappa (and its bootstrap interval) per (corpus, label_scheme) on primary
+    human intent labels."""
     human = intents[
         (intents["source"] == "human") & intents["is_primary"].fillna(False).astype(bool)
     ]
@@ -74,6 +113,7 @@ def intent_agreement(intents: pd.DataFrame) -> list[dict]:
                 "subject": f"intent:{label_scheme}",
                 "measure": "fleiss_kappa",
                 "value": float(value),
+                **_interval(*fleiss_kappa_bootstrap(table, n_samples, seed, CONFIDENCE)),
                 "n_units": int(table.shape[0]),
                 "n_raters_mean": float(raters_per_unit.mean()),
                 "n_ratings": int(raters_per_unit.sum()),
@@ -82,8 +122,11 @@ def intent_agreement(intents: pd.DataFrame) -> list[dict]:
     return rows
 
 
-def rating_agreement(ratings: pd.DataFrame) -> list[dict]:
-    """Krippendorff's alpha (ordinal) per (corpus, aspect) on units with >= 2 raters."""
+def rating_agreement(
+    ratings: pd.DataFrame, n_samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED
+) -> list[dict]:
+    """Krippendorff's alpha (ordinal, and its bootstrap interval) per (corpus, aspect) on
+    units with >= 2 raters."""
     rated = ratings.dropna(subset=["value"]).copy()
     # one key per unit; NULL turn/item are part of the key (conversation-level ratings)
     rated["unit"] = list(
@@ -101,12 +144,15 @@ def rating_agreement(ratings: pd.DataFrame) -> list[dict]:
         pairable = group[group["unit"].map(raters_per_unit) >= 2]
         if pairable.empty:
             continue
-        value = krippendorff_alpha(
-            zip(pairable["unit"], pairable["rater"], pairable["value"].astype(float), strict=True),
-            level="ordinal",
+        rows_of_units = list(
+            zip(pairable["unit"], pairable["rater"], pairable["value"].astype(float), strict=True)
         )
+        value = krippendorff_alpha(rows_of_units, level="ordinal")
         if math.isnan(value):
             continue
+        interval = krippendorff_alpha_bootstrap(
+            rows_of_units, "ordinal", n_samples, seed, CONFIDENCE
+        )
         counts = pairable.groupby("unit").size()
         rows.append(
             {
@@ -114,6 +160,7 @@ def rating_agreement(ratings: pd.DataFrame) -> list[dict]:
                 "subject": f"quality:{aspect}",
                 "measure": "krippendorff_alpha",
                 "value": float(value),
+                **_interval(*interval),
                 "n_units": int(counts.shape[0]),
                 "n_raters_mean": float(counts.mean()),
                 "n_ratings": int(counts.sum()),
@@ -122,9 +169,14 @@ def rating_agreement(ratings: pd.DataFrame) -> list[dict]:
     return rows
 
 
-def build_agreement(intents: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
+def build_agreement(
+    intents: pd.DataFrame,
+    ratings: pd.DataFrame,
+    n_samples: int = DEFAULT_SAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> pd.DataFrame:
     """The agreement frame from the ``intents`` and ``ratings`` marts."""
-    rows = intent_agreement(intents) + rating_agreement(ratings)
+    rows = intent_agreement(intents, n_samples, seed) + rating_agreement(ratings, n_samples, seed)
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame = frame.astype(
         {
@@ -132,6 +184,8 @@ def build_agreement(intents: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFram
             "subject": "object",
             "measure": "object",
             "value": "float64",
+            "ci_low": "float64",
+            "ci_high": "float64",
             "n_units": "int64",
             "n_raters_mean": "float64",
             "n_ratings": "int64",
@@ -142,6 +196,8 @@ def build_agreement(intents: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFram
 
 def model(dbt, session):
     dbt.config(materialized="table")
+    n_samples = int(dbt.config.get("agreement_bootstrap_samples"))
+    seed = int(dbt.config.get("agreement_bootstrap_seed"))
     intents = dbt.ref("intents").df()
     ratings = dbt.ref("ratings").df()
-    return build_agreement(intents, ratings)
+    return build_agreement(intents, ratings, n_samples, seed)

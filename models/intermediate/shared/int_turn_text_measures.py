@@ -1,0 +1,59 @@
+"""Length measures of every utterance that need Python: segmented words and cl100k tokens.
+
+One row per utterance of the five ``*_turns_conformed`` models, keyed like them by
+``(conversation_id, turn_index)``; the ``turns`` mart joins it. Definitions and the
+offline, hash-verified token encoding: ``csrwh.text_measures``. ``zh_min_han_share`` (var,
+passed in as config) decides which texts are Chinese and get segmented.
+"""
+
+import pandas as pd
+
+from csrwh.text_measures import segmented_word_count, token_count
+
+COLUMNS = [
+    "conversation_id",
+    "turn_index",
+    "is_segmented",
+    "n_words_segmented",
+    "n_tokens",
+    "n_tokens_translation",
+]
+
+
+def text_measures(turns: pd.DataFrame, min_han_share: float) -> pd.DataFrame:
+    """The measures frame from ``conversation_id, turn_index, text, text_translation`` rows."""
+    # NULL (None or NaN) text is '' as in the mart's n_chars/n_words; a NULL translation stays NULL
+    texts = [text if isinstance(text, str) else "" for text in turns["text"]]
+    translations = [text if isinstance(text, str) else None for text in turns["text_translation"]]
+    words = [segmented_word_count(text, min_han_share) for text in texts]
+    frame = pd.DataFrame(
+        {
+            "conversation_id": turns["conversation_id"].astype("object"),
+            "turn_index": turns["turn_index"].astype("int32"),
+            "is_segmented": pd.Series([segmented for _, segmented in words], dtype="bool"),
+            "n_words_segmented": pd.Series([n for n, _ in words], dtype="int32"),
+            "n_tokens": pd.Series(token_count(texts), dtype="int32"),
+            "n_tokens_translation": pd.Series(token_count(translations), dtype="Int32"),
+        },
+        columns=COLUMNS,
+    )
+    return frame.sort_values(["conversation_id", "turn_index"], ignore_index=True)
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    min_han_share = float(dbt.config.get("zh_min_han_share"))
+    # dbt reads refs from the source: one literal ref per conformed turns model
+    conformed = [
+        dbt.ref("int_cosrec__turns_conformed"),
+        dbt.ref("int_crsarena__turns_conformed"),
+        dbt.ref("int_convsearch__turns_conformed"),
+        dbt.ref("int_recllmsim__turns_conformed"),
+        dbt.ref("int_recoreact__turns_conformed"),
+    ]
+    parts = [
+        relation.select("conversation_id, turn_index, text, text_translation").df()
+        for relation in conformed
+    ]
+    turns = pd.concat(parts, ignore_index=True)
+    return text_measures(turns, min_han_share)
