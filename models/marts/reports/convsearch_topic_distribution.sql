@@ -1,0 +1,28 @@
+{#- ConvSearch Figure 2 (statistical analysis): dialogues per user-annotated topic (`topic_user`). -#}
+
+with
+
+conversations as (
+    select * from {{ ref('conversations') }}
+),
+
+dialogues as (
+    select
+        conversation_id,
+        domain_or_task as topic
+    from conversations
+    where corpus = 'convsearch'
+),
+
+final as (
+    select
+        -- strings
+        topic,
+        -- numerics
+        cast(count(*) as integer) as n_dialogues,
+        100.0 * count(*) / (select count(*) from dialogues) as percent_of_dialogues
+    from dialogues
+    group by topic
+)
+
+select * from final
