@@ -111,9 +111,10 @@ R.show_html(
 
 
 def per_system(figure_id: str) -> bool:
-    """CRSArena per-system figures (Elo, rank, dialogues of one system): folded away below."""
+    """CRSArena per-system and per-cell figures (four-part ids: Elo, rank, dialogues, lengths,
+    satisfaction, battle matrix of one system/environment): folded away below."""
     parts = figure_id.split(".")
-    return parts[0] == "crsarena" and parts[1] in ("elo", "elo_rank", "dialogues") and len(parts) == 4
+    return parts[0] == "crsarena" and len(parts) >= 4 and parts[1] not in ("corr", "vote_result")
 
 
 def comparison_rows(part: pl.DataFrame) -> pl.DataFrame:
