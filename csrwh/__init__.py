@@ -5,7 +5,7 @@ per conversation (chat-template ``messages``, annotations, ratings, a determinis
 """
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "connect", "load", "split_of", "SPLIT_RATIOS"]
+__all__ = ["SPLIT_RATIOS", "__version__", "connect", "load", "split_of"]
 
 
 def __getattr__(name: str):

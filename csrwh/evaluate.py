@@ -107,7 +107,7 @@ def parse_measures(names: list[str] | tuple[str, ...]):
     for name in names:
         try:
             parsed.append(ir_measures.parse_measure(name))
-        except Exception:  # ir_measures raises plain ValueError/NameError/SyntaxError for bad names
+        except (ValueError, NameError, SyntaxError, TypeError, AttributeError):  # what ir_measures raises for a bad name
             raise CsrwhError(f"unknown measure {name!r}", hint="use ir_measures names, e.g. nDCG@10, P@5, AP, RR") from None
     return parsed
 
@@ -158,12 +158,10 @@ def export_trec(con, out_dir: Path) -> list[Path]:
     for kind in KINDS:
         path = out_dir / f"qrels.{kind}.txt"
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            for topic, doc, grade in qrels(con, kind):
-                fh.write(f"{topic} 0 {doc} {grade}\n")
+            fh.writelines(f"{topic} 0 {doc} {grade}\n" for topic, doc, grade in qrels(con, kind))
         written.append(path)
     path = out_dir / "topics.tsv"
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for topic, text in topics(con):
-            fh.write(f"{topic}\t{' '.join(text.split())}\n")
+        fh.writelines(f"{topic}\t{' '.join(text.split())}\n" for topic, text in topics(con))
     written.append(path)
     return written

@@ -475,7 +475,7 @@ def table_html(
     counts = {
         name for name, dtype in frame.schema.items()
         if dtype.is_float() and is_count_column(name)
-        and all(v is None or (v == v and float(v).is_integer()) for v in frame[name].to_list())
+        and all(v is None or (not math.isnan(v) and float(v).is_integer()) for v in frame[name].to_list())
     }
     for i, row in enumerate(frame.iter_rows()):
         cells = []

@@ -23,8 +23,8 @@ if no requested corpus is present at all, :class:`csrwh.errors.CsrwhError` is ra
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import duckdb
 from rich.console import Console
@@ -36,7 +36,7 @@ from csrwh.errors import CsrwhError
 from ingest import registry
 from ingest.loader import CorpusSpec, CorpusStats, Ingestor, IngestSummary, _disk_full
 
-__all__ = ["run_ingest", "IngestSummary", "CorpusStats"]
+__all__ = ["CorpusStats", "IngestSummary", "run_ingest"]
 
 NO_DATA_HINT = (
     "write synthetic corpora with `csrwh sample --out data/sample` (then ingest with "

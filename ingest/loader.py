@@ -59,11 +59,11 @@ import re
 import stat
 import time
 import uuid
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import duckdb
 import numpy as np
@@ -107,15 +107,15 @@ class RecordKey:
     name: str | None = None
 
     @classmethod
-    def single_key(cls) -> "RecordKey":
+    def single_key(cls) -> RecordKey:
         return cls("single_key")
 
     @classmethod
-    def field(cls, name: str) -> "RecordKey":
+    def field(cls, name: str) -> RecordKey:
         return cls("field", name)
 
     @classmethod
-    def relative_path(cls) -> "RecordKey":
+    def relative_path(cls) -> RecordKey:
         return cls("relative_path")
 
     def describe(self) -> str:
@@ -149,7 +149,7 @@ class CorpusSpec:
     description: str = ""
 
     @classmethod
-    def from_module(cls, module) -> "CorpusSpec":
+    def from_module(cls, module) -> CorpusSpec:
         doc = (module.__doc__ or "").strip().splitlines()
         return cls(
             name=module.CORPUS,
@@ -1066,8 +1066,7 @@ def _refine_error(error: str, raw: bytes | None, at_eof: bool, fmt: Format) -> s
         return error
     if error == "broken JSON":
         text = _strip_bom(raw).decode("utf-8", "replace")
-        if text.endswith("\r"):
-            text = text[:-1]
+        text = text.removesuffix("\r")
         try:
             json.loads(text)
             return "broken JSON: rejected by DuckDB's JSON parser (e.g. a lone surrogate escape)"
@@ -1138,7 +1137,7 @@ def new_batch_id(now: datetime) -> str:
 
 
 def _utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 JSON_FILE_CHUNK_BYTES = 8 * 1024 * 1024  # bounds memory: DuckDB vectors hold 2048 rows
@@ -1481,6 +1480,8 @@ class Ingestor:
 
 __all__ = [
     "BOM",
+    "BOOKKEEPING",
+    "RAW_COLUMNS",
     "CorpusSpec",
     "CorpusStats",
     "FileSpec",
@@ -1488,8 +1489,6 @@ __all__ = [
     "IngestSummary",
     "Ingestor",
     "RecordKey",
-    "RAW_COLUMNS",
-    "BOOKKEEPING",
     "discover",
     "ensure_schema",
     "hash_files",

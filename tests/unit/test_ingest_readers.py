@@ -9,9 +9,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from ingest import run_ingest
+from ingest import registry, run_ingest
 from ingest.loader import Format, RecordKey, SourceFile, _salvage_array
-from ingest import registry
 
 CONV = "dataset/crowd/conversations.jsonl"
 QRELS = "dataset/curated/qrels.qrels"
@@ -111,7 +110,7 @@ def test_cosrec_wrong_top_level_shape(tmp_path, duck, write_file, line, found):
     write_file(tmp_path / "cosrec", CONV, '{"ok": 1}\n' + line + "\n")
     s = ingest(tmp_path, duck)
     assert (s.records_loaded, s.records_rejected) == (1, 1)
-    [(_, idx, ln, err, raw_text, raw_bytes)] = rejects(duck)
+    [(_, idx, ln, err, _raw_text, raw_bytes)] = rejects(duck)
     assert (idx, ln) == (1, 2)
     assert err.startswith("wrong top-level shape") and err.endswith(found)
     assert raw_bytes == line.encode()
@@ -385,7 +384,7 @@ def test_json_array_invalid_utf8_rejects_only_that_element(tmp_path, duck, write
         (0, '{"id": 1, "t": "\u00e9"}'),
         (2, '{"id": 3}'),
     ]
-    [(_, idx, _ln, err, raw_text, raw_bytes)] = rejects(duck)
+    [(_, idx, _ln, err, _raw_text, raw_bytes)] = rejects(duck)
     assert (idx, err, raw_bytes) == (1, "invalid UTF-8", b'{"id": 2, "t": "caf\xe9"}')
     assert (s.records_loaded, s.records_rejected) == (2, 1)
 

@@ -9,9 +9,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import ingest.loader as loader
 from csrwh.errors import CsrwhError
-from ingest import registry, run_ingest
+from ingest import loader, registry, run_ingest
 
 ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "ARCHITECTURE.md"
 
@@ -46,7 +45,7 @@ def snapshot(con) -> dict[str, list]:
 
 def architecture_tables() -> list[str]:
     text = ARCHITECTURE.read_text(encoding="utf-8")
-    return re.findall(r"^\| `([a-z]+__[a-z_]+)` \|", text, flags=re.M)
+    return re.findall(r"^\| `([a-z]+__[a-z_]+)` \|", text, flags=re.MULTILINE)
 
 
 def quiet(data_dir, warehouse, **kw):

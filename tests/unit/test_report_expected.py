@@ -23,7 +23,7 @@ from typing import Any
 import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # report_oracle/ beside this file
-from report_oracle import CORPORA as ORACLE_CORPORA  # noqa: E402
+from report_oracle import CORPORA as ORACLE_CORPORA
 
 TOL = 2e-6
 
