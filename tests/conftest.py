@@ -45,25 +45,37 @@ def isolated_dbt_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     return target
 
 
-@pytest.fixture(scope="session")
-def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The generated sample (scale 1, seed 0) built once per test session through the real
-    ingest + dbt build + gate. Read it only (copy it to change it)."""
+def _build_published(data: Path, root: Path) -> Path:
+    """Build ``data`` through the real ingest + dbt build + gate into ``root``; the published file."""
     import os
 
     from csrwh.build import build
-    from csrwh.sample import generate
 
-    root = tmp_path_factory.mktemp("sample_warehouse")
-    generate(root / "data", scale=1, seed=0)
     saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
     try:
-        result = build(root / "data", root / "warehouse" / "demo.duckdb")
+        result = build(data, root / "warehouse" / "csr.duckdb")
     finally:
         if saved is None:
             os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
         else:
             os.environ["CSRWH_DBT_TARGET_PATH"] = saved
     assert result.published
-    return root / "warehouse" / "demo.duckdb"
+    return root / "warehouse" / "csr.duckdb"
+
+
+@pytest.fixture(scope="session")
+def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The generated sample (scale 1, seed 0) built once per test session. Read it only
+    (copy it to change it)."""
+    from csrwh.sample import generate
+
+    root = tmp_path_factory.mktemp("sample_warehouse")
+    generate(root / "data", scale=1, seed=0)
+    return _build_published(root / "data", root)
+
+
+@pytest.fixture(scope="session")
+def real_warehouse(real_corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """../shared/corpora built once per test session. Read it only (copy it to change it)."""
+    return _build_published(real_corpora, tmp_path_factory.mktemp("real_warehouse"))

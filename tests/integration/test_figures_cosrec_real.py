@@ -11,36 +11,21 @@ except under CI.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from csrwh import report as R
-from csrwh.build import build
 from csrwh.figures import compare, load_published
 
 pytestmark = pytest.mark.integration
 
-from shared_corpora import require_real_corpora
 
 
 @pytest.fixture(scope="module")
-def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = require_real_corpora()
-    root = tmp_path_factory.mktemp("cosrec_real")
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
-    try:
-        result = build(data, root / "csr.duckdb")
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
-    assert result.published
-    return root / "csr.duckdb"
+def warehouse(real_warehouse: Path) -> Path:
+    return real_warehouse
 
 
 def test_conversation_quality_has_every_rated_cosrec_conversation(warehouse: Path) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import random
 import statistics
 from collections import Counter
@@ -28,31 +27,17 @@ import duckdb
 import pytest
 
 from csrwh import report as R
-from csrwh.build import build
 from csrwh.figures import compare, load_published
 
 pytestmark = pytest.mark.integration
 
-from shared_corpora import require_real_corpora
 
 ENVIRONMENTS = ("open", "closed")
 
 
 @pytest.fixture(scope="module")
-def real(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    data = require_real_corpora()
-    root = tmp_path_factory.mktemp("crsarena_real")
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
-    try:
-        result = build(data, root / "csr.duckdb")
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
-    assert result.published
-    return data / "crsarena-dial" / "data", root / "csr.duckdb"
+def real(real_corpora: Path, real_warehouse: Path) -> tuple[Path, Path]:
+    return real_corpora / "crsarena-dial" / "data", real_warehouse
 
 
 def dialogues(folder: Path, env: str) -> list[dict]:

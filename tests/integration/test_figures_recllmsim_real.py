@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -24,7 +23,6 @@ import duckdb
 import pytest
 
 from csrwh import figures as F
-from csrwh.build import build
 from csrwh.dbt_runner import run_dbt
 
 pytestmark = pytest.mark.integration
@@ -41,19 +39,8 @@ ITEM = {"Detail Level": "Detail", "Practical Usefulness": "Availability", "Diver
 
 
 @pytest.fixture(scope="module")
-def real(real_corpora: Path, tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("recllmsim_real")
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
-    try:
-        result = build(real_corpora, root / "warehouse" / "csr.duckdb")
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
-    assert result.published
-    return real_corpora, root / "warehouse" / "csr.duckdb", root
+def real(real_corpora: Path, real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory):
+    return real_corpora, real_warehouse, tmp_path_factory.mktemp("recllmsim_real")
 
 
 def _figures() -> list[dict[str, str]]:
