@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export DO_NOT_TRACK := 1
 CSRWH_DATA_DIR ?= data/raw
 
-.PHONY: setup demo build fetch test test-fast docs bench clean
+.PHONY: setup demo build fetch test test-fast browser-deps docs bench faults clean
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,14 +33,37 @@ build: $(STAMP) ## build warehouse/csr.duckdb from the real corpora in $CSRWH_DA
 fetch: $(STAMP) ## download the corpora into $CSRWH_DATA_DIR
 	$(BIN)/csrwh fetch --data-dir $(CSRWH_DATA_DIR)
 
-test: $(STAMP) ## run the whole test suite (unit + integration on ../shared/corpora)
+test: $(STAMP) browser-deps ## run the whole test suite (unit + integration on ../shared/corpora)
 	$(BIN)/python -m pytest -n 2 -q
+
+# Debian's Chromium renders the statistics report and drives the dashboard's browser tests;
+# fonts-wqy-microhei gives CJK glyphs in screenshots. Installed with apt when root or
+# passwordless sudo is available; otherwise one line says what to install (those tests then
+# skip, or fail under CI=true).
+BROWSER_CMD ?= chromium
+APT_GET ?= apt-get
+browser-deps: ## install what the browser tests need (chromium, CJK fonts) when possible
+	@need=""; \
+	command -v $(BROWSER_CMD) >/dev/null 2>&1 || need="chromium"; \
+	if command -v dpkg >/dev/null 2>&1 && ! dpkg -s fonts-wqy-microhei >/dev/null 2>&1; then need="$$need fonts-wqy-microhei"; fi; \
+	if [ -z "$$need" ]; then exit 0; fi; \
+	if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	else echo "browser tests need: $$need (apt-get install -y $$need); not root and no passwordless sudo, so not installed"; exit 0; fi; \
+	if ! command -v $(APT_GET) >/dev/null 2>&1; then echo "browser tests need: $$need; no apt-get here, install them yourself"; exit 0; fi; \
+	echo "installing for the browser tests: $$need"; \
+	$$sudo env DEBIAN_FRONTEND=noninteractive $(APT_GET) update -qq && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq --no-install-recommends $$need >/dev/null \
+	|| echo "warning: could not install $$need; the browser tests will skip (or fail under CI=true)"
 
 docs: $(STAMP) ## generate dbt docs (lineage) into target/
 	CSRWH_DBT_PATH=warehouse/demo.duckdb $(BIN)/dbt docs generate --profiles-dir profiles
 
 bench: $(STAMP) ## print ingest and build benchmarks
 	$(BIN)/python benchmarks/ingest.py
+
+faults: $(STAMP) ## fault injection: signals and kills at each build phase, concurrent builds, damaged input
+	$(BIN)/python benchmarks/faults.py
 
 clean:
 	rm -rf target logs data/sample warehouse/demo.duckdb*

@@ -1,35 +1,76 @@
-"""`csrwh build`: ingest + dbt build (+ expectations) into a staging copy, then publish.
+"""`csrwh build`: ingest + dbt build (+ expectations) into a private working copy, then publish.
 
-The published warehouse is never written in place. A build works on
-`<warehouse>.building` (a copy of the last published file, so unchanged files are not
-re-ingested), and only when every step passed is that file atomically renamed over the
-published one. A failed build leaves the published warehouse untouched and keeps the
-rejected build as `<warehouse>.failed` for inspection.
+The published warehouse is never written in place; nothing but a finished, gated build replaces
+it, by one atomic rename. A build
+
+1. takes the warehouse's build lock (``<warehouse>.lock``, :mod:`csrwh.lock`): a second build
+   of the same warehouse fails at once naming the running one (``wait=True`` waits); a lock
+   left by a dead build is taken over and its working file removed;
+2. copies the published file to its own working file ``<warehouse>.building-<build id>``
+   (so unchanged input files are not re-ingested);
+3. ingests into it, and stops as *up to date* when the inputs the published marts were built
+   from (every raw file's sha256, recorded in ``main.build_info.inputs_digest``) and the
+   project files are unchanged;
+4. refuses to publish (exit 3) input that looks damaged against the published build: rejected
+   records the published warehouse did not have — on a first build, any reject —
+   (``allow_rejects``), a published corpus whose folder is missing (``drop_corpora``), a raw
+   table or mart that shrank by more than ``max_shrink`` (``allow_shrink``; recorded in
+   ``main.dq_results``, suite ``volume``);
+5. runs ``dbt build`` and the gates (the expectation suites);
+6. publishes: renames the working file over the published one. A stale WAL beside the
+   published file (left by a writer that died) would make every reader fail on the new file;
+   it is moved aside to ``<warehouse>.wal.stale-<build id>`` (its changes are in the working
+   copy, folded in at step 2), and a live writer of the published file refuses the build.
+
+A failed or refused build keeps its working file as ``<warehouse>.failed`` (or, when that
+cannot be replaced, ``<warehouse>.failed-<build id>``) for inspection; an interrupted one
+(SIGINT/SIGTERM at any phase) removes it and exits 130/143. Neither touches the published
+file, and neither exits 0.
+
+Test hook: with ``CSRWH_TEST_PAUSE_AT=<phase>`` (``lock``, ``copy``, ``ingest``, ``dbt``,
+``gate``, ``publish``) the build writes ``CSRWH_TEST_PAUSE_FILE`` (default
+``<warehouse>.paused``) when it reaches that phase and waits until the file is removed, so a
+test can signal or kill it at a known phase.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
+import signal
+import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 from rich.console import Console
+from rich.markup import escape
 
 from csrwh import __version__
 from csrwh.config import PROJECT_ROOT
 from csrwh.dbt_runner import DbtOutcome, run_dbt
 from csrwh.errors import CsrwhError
+from csrwh.lock import BuildLock, LockInfo, not_writable_error
 
 console = Console(stderr=True)
 
 # Hook for quality gates run on the building database before publishing: each returns a
 # list of failure messages (empty = pass). The expectations step registers itself here.
 Gate = Callable[[Path, str], list[str]]
+
+PHASES = ("lock", "copy", "ingest", "dbt", "gate", "publish")
+PAUSE_AT_ENV = "CSRWH_TEST_PAUSE_AT"
+PAUSE_FILE_ENV = "CSRWH_TEST_PAUSE_FILE"
+#: a raw table or mart may lose at most this share of its rows against the published build
+DEFAULT_MAX_SHRINK = 0.10
+#: exit status of a build refused because of its input (rejects, a missing corpus, shrinkage)
+EXIT_REFUSED = 3
 
 
 @dataclass
@@ -45,20 +86,307 @@ class BuildResult:
     novelties: list[str] = field(default_factory=list)
     dbt: DbtOutcome | None = None
     up_to_date: bool = False
+    # what the build accepted with allow_rejects / drop_corpora / allow_shrink (one line each)
+    accepted: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
-def building_path(warehouse: Path) -> Path:
-    return warehouse.with_name(warehouse.name + ".building")
+def building_path(warehouse: Path, build_id: str | None = None) -> Path:
+    """The working file of build ``build_id`` (``<warehouse>.building-<id>``)."""
+    return warehouse.with_name(warehouse.name + ".building" + (f"-{build_id}" if build_id else ""))
 
 
 def failed_path(warehouse: Path) -> Path:
     return warehouse.with_name(warehouse.name + ".failed")
 
 
+def ingested_path(warehouse: Path) -> Path:
+    """Where `csrwh ingest` lands (a scratch copy; never published, never read by a build)."""
+    return warehouse.with_name(warehouse.name + ".ingested")
+
+
+def wal_path(database: Path) -> Path:
+    return database.with_name(database.name + ".wal")
+
+
 def _remove_db(path: Path) -> None:
-    for candidate in (path, path.with_name(path.name + ".wal")):
-        if candidate.exists():
+    for candidate in (path, wal_path(path)):
+        try:
             candidate.unlink()
+        except FileNotFoundError:
+            pass
+
+
+# --------------------------------------------------------------------------- signals
+
+
+class _SignalGuard:
+    """SIGINT/SIGTERM become KeyboardInterrupt in the main thread, remembered in ``signum``.
+
+    Libraries that swallow KeyboardInterrupt (dbt turns it into a result, GX into a failed
+    expectation) cannot hide it: the build calls :meth:`check` after every phase. Inside
+    :meth:`deferred` (the publish rename, cleanup) a signal is only remembered.
+    """
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._defer = 0
+        self._old: dict[int, object] = {}
+
+    def __enter__(self) -> Self:
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self._old[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._old.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        self._old.clear()
+
+    def _handle(self, signum: int, frame: object) -> None:
+        first = self.signum is None
+        if first:
+            self.signum = signum
+        if first and not self._defer:
+            raise KeyboardInterrupt
+
+    def check(self) -> None:
+        if self.signum is not None:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        self._defer += 1
+        try:
+            yield
+        finally:
+            self._defer -= 1
+
+
+def _interrupted(signum: int | None, phase: str, warehouse: Path, build_id: str,
+                 published: bool) -> CsrwhError:
+    signum = signum or signal.SIGINT
+    name = signal.Signals(signum).name
+    if published:
+        message = f"{name} received after build {build_id} was published to {warehouse}; it is complete"
+    else:
+        message = (
+            f"build {build_id} interrupted by {name} during {phase}; its working file was removed "
+            f"and {warehouse} was left untouched"
+        )
+    return CsrwhError(message, hint="run the build again when ready", exit_code=128 + signum)
+
+
+@contextmanager
+def _quiet_dbt_interrupt(guard: _SignalGuard) -> Iterator[None]:
+    """dbt logs an interrupt as "Encountered an error" plus a stack trace; it is not one."""
+    try:
+        from dbt.cli import requires
+    except ImportError:  # pragma: no cover - dbt layout changed
+        yield
+        return
+    original = requires.fire_event
+
+    def fire_event(event, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if guard.signum is not None and type(event).__name__ in ("MainStackTrace", "MainEncounteredError"):
+            return None
+        return original(event, *args, **kwargs)
+
+    requires.fire_event = fire_event
+    try:
+        yield
+    finally:
+        requires.fire_event = original
+
+
+def _pause(phase: str, warehouse: Path) -> None:
+    """Test hook: wait at ``phase`` while $CSRWH_TEST_PAUSE_FILE exists (see module doc)."""
+    if os.environ.get(PAUSE_AT_ENV) != phase:
+        return
+    marker = Path(os.environ.get(PAUSE_FILE_ENV) or f"{warehouse}.paused")
+    marker.write_text(f"{os.getpid()} {phase}\n", encoding="utf-8")
+    console.print(f"paused at {phase} until {marker} is removed")
+    try:
+        deadline = time.monotonic() + 600
+        while marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        try:
+            marker.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _disk_full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return True
+    return "No space left on device" in str(exc)
+
+
+# --------------------------------------------------------------------------- published state
+
+
+@dataclass
+class _State:
+    """What a warehouse file holds that the safety checks compare."""
+
+    fingerprint: str | None = None
+    inputs_digest: str | None = None
+    corpora: set[str] = field(default_factory=set)
+    # (corpus, source_path, md5 of the record's bytes) -> how many
+    rejects: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    # (schema.table, corpus or None) -> rows
+    counts: dict[tuple[str, str | None], int] = field(default_factory=dict)
+
+
+def _volume_tables() -> tuple[list[str], list[str]]:
+    """(raw corpus tables, entity marts) whose row counts the volume check compares."""
+    from ingest import registry
+
+    raw = [f"raw.{t}" for t in registry.raw_tables()]
+    marts = sorted(
+        f"main.{p.stem}"
+        for folder in ("core", "search")
+        for p in (PROJECT_ROOT / "models" / "marts" / folder).glob("*.sql")
+    )
+    return raw, marts
+
+
+def _read_state(database: Path, tables: list[str] | None = None, full: bool = True) -> _State:
+    """Read ``database`` read-only through a private instance (never the per-process cache)."""
+    import duckdb
+
+    state = _State()
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute(f"attach '{_sql_str(database)}' as w (read_only)")
+        present = {
+            (s, t): None
+            for s, t in con.execute(
+                "select schema_name, table_name from duckdb_tables() where database_name = 'w'"
+            ).fetchall()
+        }
+        if full and ("main", "build_info") in present:
+            columns = {c for (c,) in con.execute(
+                "select column_name from duckdb_columns() where database_name = 'w' "
+                "and schema_name = 'main' and table_name = 'build_info'"
+            ).fetchall()}
+            if "project_fingerprint" in columns:
+                state.fingerprint = con.execute("select project_fingerprint from w.main.build_info").fetchone()[0]
+            if "inputs_digest" in columns:
+                state.inputs_digest = con.execute("select inputs_digest from w.main.build_info").fetchone()[0]
+        if full and ("raw", "ingest_files") in present:
+            state.corpora = {c for (c,) in con.execute("select distinct corpus from w.raw.ingest_files").fetchall()}
+        if full and ("raw", "rejected_records") in present:
+            for corpus, path, digest, n in con.execute(
+                "select corpus, source_path, md5(coalesce(raw_bytes, encode(coalesce(raw_text, '')))), "
+                "count(*) from w.raw.rejected_records group by all"
+            ).fetchall():
+                state.rejects[(corpus, path, digest)] = n
+        for qualified in tables or []:
+            schema, table = qualified.split(".", 1)
+            if (schema, table) not in present:
+                continue
+            columns = [c for (c,) in con.execute(
+                "select column_name from duckdb_columns() where database_name = 'w' and schema_name = ? "
+                "and table_name = ? order by column_index",
+                [schema, table],
+            ).fetchall()]
+            key = "corpus" if "corpus" in columns else f"split_part(cast(\"{columns[0]}\" as varchar), ':', 1)"
+            for corpus, n in con.execute(
+                f'select {key}, count(*) from w."{schema}"."{table}" group by all'
+            ).fetchall():
+                state.counts[(qualified, corpus)] = n
+            state.counts.setdefault((qualified, None), 0)
+    finally:
+        con.close()
+    return state
+
+
+def _sql_str(path: Path) -> str:
+    return str(path).replace("'", "''")
+
+
+def _inputs_digest(database: Path) -> str:
+    """sha256 over every landed file (corpus, table, path, sha256): what the marts are built from."""
+    import duckdb
+
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute(f"attach '{_sql_str(database)}' as w (read_only)")
+        rows = con.execute(
+            "select corpus, table_name, source_path, file_sha256 from w.raw.ingest_files order by all"
+        ).fetchall()
+    finally:
+        con.close()
+    digest = hashlib.sha256()
+    for row in rows:
+        digest.update("\t".join(str(v) for v in row).encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+@dataclass
+class _Volume:
+    table: str
+    published: int
+    building: int
+    max_shrink: float
+
+    @property
+    def shrink(self) -> float:
+        return 0.0 if self.published <= 0 else max(0.0, (self.published - self.building) / self.published)
+
+    @property
+    def too_much(self) -> bool:
+        return self.shrink > self.max_shrink
+
+
+def _volumes(published: _State, now: _State, tables: list[str], dropped: set[str],
+             max_shrink: float) -> list[_Volume]:
+    out = []
+    for table in tables:
+        if not any(t == table for t, _ in published.counts):
+            continue  # not in the published warehouse: nothing to compare with
+        out.append(_Volume(table, _rows(published, table, dropped), _rows(now, table, dropped), max_shrink))
+    return out
+
+
+def _rows(state: _State, table: str, dropped: set[str]) -> int:
+    return sum(n for (t, c), n in state.counts.items() if t == table and c not in dropped)
+
+
+def _record_volumes(database: Path, build_id: str, volumes: list[_Volume], allow_shrink: bool) -> None:
+    import datetime as dt
+
+    from csrwh.validate import ExpectationOutcome, ValidationReport, record_results
+
+    if not volumes:
+        return
+    pct = f"{volumes[0].max_shrink:.0%}"
+    outcomes = [
+        ExpectationOutcome(
+            suite="volume",
+            table=v.table,
+            expectation=f"shrinks_at_most_{pct.rstrip('%')}_percent",
+            expectation_type="csrwh_volume_against_published",
+            severity="warning" if allow_shrink else "critical",
+            success=not v.too_much,
+            observed_value={"published_rows": v.published, "building_rows": v.building,
+                            "shrink": round(v.shrink, 4)},
+            why=f"a table losing more than {pct} of its rows against the published build is "
+            "damaged input until accepted (--allow-shrink)",
+        )
+        for v in volumes
+    ]
+    record_results(
+        database,
+        ValidationReport(run_id=build_id, database=database,
+                         validated_at=dt.datetime.now(dt.UTC).replace(tzinfo=None), outcomes=outcomes),
+    )
+
+
+# --------------------------------------------------------------------------- the build
 
 
 def build(
@@ -68,90 +396,459 @@ def build(
     strict: bool = False,
     gates: list[Gate] | None = None,
     full_refresh: bool = False,
+    *,
+    allow_rejects: bool = False,
+    drop_corpora: list[str] | tuple[str, ...] = (),
+    allow_shrink: bool = False,
+    max_shrink: float = DEFAULT_MAX_SHRINK,
+    wait: bool = False,
 ) -> BuildResult:
     """Build the warehouse from `data_dir` and publish it to `warehouse` if every step passes."""
-    from ingest import run_ingest
-
     build_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
-    warehouse.parent.mkdir(parents=True, exist_ok=True)
-    work = building_path(warehouse)
-    _remove_db(work)
-    result = BuildResult(build_id=build_id, warehouse=warehouse, published=False)
-    started = time.perf_counter()
-    if warehouse.exists() and not full_refresh:
-        shutil.copy2(warehouse, work)
-    result.seconds["copy"] = time.perf_counter() - started
+    warehouse = Path(warehouse)
+    job = _Build(build_id, Path(data_dir), warehouse, corpora, strict, gates or [], full_refresh,
+                 allow_rejects, _drop_names(drop_corpora, Path(data_dir)), allow_shrink, max_shrink)
+    _ensure_folder(warehouse.parent)
+    with _SignalGuard() as guard:
+        job.guard = guard
+        lock = BuildLock(warehouse, build_id, job.work)
+        try:
+            previous = lock.acquire(
+                wait=wait,
+                on_wait=lambda holder: console.print(
+                    f"waiting for {holder.describe() if holder else 'another build'} of {warehouse} to finish…"
+                ),
+            )
+        except KeyboardInterrupt:
+            raise _interrupted(guard.signum, "lock", warehouse, build_id, False) from None
+        try:
+            job.took_over(previous)
+            return job.run()
+        except KeyboardInterrupt:
+            with guard.deferred():
+                job.cleanup()
+            raise _interrupted(guard.signum, job.phase, warehouse, build_id, job.result.published) from None
+        except CsrwhError:
+            with guard.deferred():
+                job.cleanup()
+            raise
+        except BaseException as exc:
+            with guard.deferred():
+                job.cleanup()
+            if _disk_full(exc):
+                raise CsrwhError(
+                    f"build {build_id} ran out of disk space during {job.phase} in {warehouse.parent}; "
+                    f"{warehouse} was left untouched",
+                    hint="free space there (a build needs room for a copy of the warehouse) or build "
+                    "elsewhere with --warehouse",
+                ) from exc
+            raise
+        finally:
+            lock.release()
 
-    step = time.perf_counter()
-    summary = run_ingest(data_dir, work, corpora=corpora)
-    result.seconds["ingest"] = time.perf_counter() - step
-    result.records_rejected = summary.records_rejected
 
-    if strict and summary.rejected_outstanding:
+def _ensure_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise not_writable_error(folder, exc) from None
+        raise
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise not_writable_error(folder)
+
+
+def _drop_names(names: list[str] | tuple[str, ...], data_dir: Path) -> set[str]:
+    from ingest import registry
+
+    out = set()
+    for name in names or ():
+        try:
+            spec = registry.get(name)
+        except KeyError:
+            raise CsrwhError(
+                f"--drop-corpus {name}: unknown corpus", hint="known corpora: " + ", ".join(registry.names()),
+                exit_code=2,
+            ) from None
+        if (data_dir / spec.folder).is_dir():
+            raise CsrwhError(
+                f"--drop-corpus {spec.name}: its folder {data_dir / spec.folder} is present",
+                hint=f"move {spec.folder}/ out of the data folder to drop the corpus, or leave out --drop-corpus",
+                exit_code=2,
+            )
+        out.add(spec.name)
+    return out
+
+
+class _Build:
+    """The state of one locked build; ``phase`` says where it is (for messages and cleanup)."""
+
+    def __init__(self, build_id: str, data_dir: Path, warehouse: Path, corpora: list[str] | None,
+                 strict: bool, gates: list[Gate], full_refresh: bool, allow_rejects: bool,
+                 dropped: set[str], allow_shrink: bool, max_shrink: float) -> None:
+        self.build_id = build_id
+        self.data_dir = data_dir
+        self.warehouse = warehouse
+        self.corpora = corpora
+        self.strict = strict
+        self.gates = gates
+        self.full_refresh = full_refresh
+        self.allow_rejects = allow_rejects
+        self.dropped = dropped
+        self.allow_shrink = allow_shrink
+        self.max_shrink = max_shrink
+        self.work = building_path(warehouse, build_id)
+        self.phase = "lock"
+        self.guard = _SignalGuard()
+        self.result = BuildResult(build_id=build_id, warehouse=warehouse, published=False)
+        self.dbt_open = False
+
+    # -- phases ---------------------------------------------------------------------
+    def enter(self, phase: str) -> None:
+        self.guard.check()
+        self.phase = phase
+        console.print(f"[dim]phase {phase} · build {self.build_id}[/dim]")
+        _pause(phase, self.warehouse)
+
+    def note(self, line: str) -> None:
+        self.result.notes.append(line)
+        console.print(f"[yellow]note:[/yellow] {escape(line)}", soft_wrap=True)
+
+    def took_over(self, previous: LockInfo | None) -> None:
+        """Remove whatever dead builds left (we hold the lock: no other build is running)."""
+        self.enter("lock")
+        if previous is not None:
+            self.note(f"took over the lock of {previous.describe()}, which is no longer running")
+        prefix = self.warehouse.name + ".building"
+        for leftover in sorted(self.warehouse.parent.glob(prefix + "*")):
+            if leftover.name.startswith(self.work.name):
+                continue
+            try:
+                leftover.unlink()
+            except OSError:
+                continue
+            if not leftover.name.endswith(".wal"):
+                self.note(f"removed {leftover.name}, the working file of a build that did not finish")
+
+    def run(self) -> BuildResult:
+        from ingest import run_ingest
+
+        result, warehouse, work = self.result, self.warehouse, self.work
+        started = time.perf_counter()
+
+        self.enter("copy")
         _remove_db(work)
-        raise CsrwhError(
-            f"{summary.rejected_outstanding} rejected record(s) in raw.rejected_records and "
-            f"--strict is set; {warehouse} was left untouched",
-            hint=f'see them with: csrwh sql --warehouse {warehouse} "select * from raw.rejected_records"'
-            if warehouse.exists() else "re-run without --strict to land the good records and inspect the rejects",
-            exit_code=3,
-        )
+        if warehouse.exists() and not self.full_refresh:
+            self._check_no_writer()
+            shutil.copy2(warehouse, work)
+            if wal_path(warehouse).exists():
+                self._fold_wal()
+        published_state = self._published_state()
+        result.seconds["copy"] = time.perf_counter() - started
 
-    fingerprint = project_fingerprint()
-    nothing_changed = not (summary.files_loaded or summary.files_removed)
-    if nothing_changed and not full_refresh and _published_fingerprint(warehouse) == fingerprint:
-        _remove_db(work)
-        result.up_to_date = True
-        result.seconds["total"] = time.perf_counter() - started
-        console.print(f"[green]Up to date[/green]: no input file and no model changed since the last build of {warehouse}")
-        return result
+        self.enter("ingest")
+        step = time.perf_counter()
+        summary = run_ingest(self.data_dir, work, corpora=self.corpora)
+        self.guard.check()
+        result.seconds["ingest"] = time.perf_counter() - step
+        result.records_rejected = summary.records_rejected
 
-    failures: list[str] = []
+        if self.strict and summary.rejected_outstanding:
+            kept = self.keep_failed()
+            raise CsrwhError(
+                f"{summary.rejected_outstanding} rejected record(s) and --strict is set; build "
+                f"{self.build_id} was not published and {warehouse} was left untouched",
+                hint=f'the rejects are in the kept build: csrwh sql --warehouse {kept} '
+                '"select corpus, source_path, line_number, error from raw.rejected_records"'
+                if kept else "re-run without --strict to land the good records and inspect the rejects",
+                exit_code=EXIT_REFUSED,
+            )
 
-    if not failures:
+        fingerprint = project_fingerprint()
+        inputs = _inputs_digest(work)
+        if (
+            not self.full_refresh
+            and published_state is not None
+            and published_state.fingerprint == fingerprint
+            and published_state.inputs_digest == inputs
+        ):
+            _remove_db(work)
+            result.up_to_date = True
+            result.seconds["total"] = time.perf_counter() - started
+            console.print(
+                f"[green]Up to date[/green]: {warehouse} was built from these input files with these models"
+            )
+            return result
+
+        raw_tables, mart_tables = _volume_tables()
+        refusals = self._input_refusals(published_state, summary.missing_corpora)
+        volumes: list[_Volume] = []
+        if published_state is not None:
+            now = _read_state(work, raw_tables, full=False)
+            volumes = _volumes(published_state, now, raw_tables, self.dropped, self.max_shrink)
+            refusals += self._shrink_refusals(volumes)
+        if refusals:
+            _record_volumes(work, self.build_id, volumes, self.allow_shrink)
+            self.refuse(refusals)
+
+        self.enter("dbt")
         step = time.perf_counter()
         console.print("[bold]dbt build[/bold] (staging views, marts, tests)")
-        outcome = run_dbt(["build"], work)
+        self.dbt_open = True
+        try:
+            with _quiet_dbt_interrupt(self.guard):
+                outcome = run_dbt(["build"], work)
+        except CsrwhError:
+            self.guard.check()  # dbt reports an interrupt as "could not run"
+            raise
+        self.dbt_open = False
+        self.guard.check()
         result.dbt = outcome
         result.seconds["dbt"] = time.perf_counter() - step
+        failures: list[str] = []
         if not outcome.success:
             failures.extend(outcome.failures or ["dbt build failed (see target/logs/dbt.log)"])
 
-    if not failures:
-        from csrwh.novelty import report as report_novelties
+        if not failures and published_state is not None:
+            marts = _volumes(published_state, _read_state(work, mart_tables, full=False), mart_tables,
+                             self.dropped, self.max_shrink)
+            volumes += marts
+            _record_volumes(work, self.build_id, volumes, self.allow_shrink)
+            refusals = self._shrink_refusals(marts)
+            if refusals:
+                self.refuse(refusals)
 
-        step = time.perf_counter()
-        result.novelties = report_novelties(work, build_id, result.dbt, console)
-        result.seconds["novelty"] = time.perf_counter() - step
-        _record_build(work, build_id, data_dir, fingerprint)
-        for gate in gates or []:
+        if not failures:
+            from csrwh.novelty import report as report_novelties
+
+            self.enter("gate")
             step = time.perf_counter()
-            failures.extend(gate(work, build_id))
-            result.seconds[getattr(gate, "__name__", "gate")] = time.perf_counter() - step
+            result.novelties = report_novelties(work, self.build_id, result.dbt, console)
+            result.seconds["novelty"] = time.perf_counter() - step
+            _record_build(work, self.build_id, self.data_dir, fingerprint, inputs)
+            for gate in self.gates:
+                step = time.perf_counter()
+                failures.extend(gate(work, self.build_id))
+                self.guard.check()  # GX reports an interrupt as a failed expectation
+                result.seconds[getattr(gate, "__name__", "gate")] = time.perf_counter() - step
 
-    if failures:
-        rejected = failed_path(warehouse)
-        _remove_db(rejected)
-        if work.exists():
-            os.replace(work, rejected)
-        for line in failures[:20]:
-            console.print(f"  [red]✗[/red] {line}")
+        if failures:
+            kept = self.keep_failed()
+            for line in failures[:20]:
+                console.print(f"  [red]✗[/red] {escape(line)}")
+            raise CsrwhError(
+                f"build {self.build_id} failed ({len(failures)} problem(s)); the published warehouse "
+                f"{warehouse} was left untouched",
+                hint=f'inspect the rejected build with: csrwh sql --warehouse {kept} "..."'
+                if kept else "re-run the build to see the failures again",
+            )
+
+        self.enter("publish")
+        if wal_path(work).exists():  # every writer checkpointed on close; a WAL here means one did not
+            raise CsrwhError(
+                f"build {self.build_id}: {wal_path(work)} still holds unwritten changes; not publishing",
+                hint="another process may have the building database open; retry the build",
+            )
+        stale = wal_path(warehouse)
+        if stale.exists():
+            self._check_no_writer()
+        with self.guard.deferred():
+            self.guard.check()
+            if stale.exists():
+                aside = stale.with_name(f"{stale.name}.stale-{self.build_id}")
+                os.replace(stale, aside)
+                self.note(
+                    f"moved the stale {stale.name} (left by a writer of the old file that did not close) "
+                    f"to {aside.name}, so readers of the new file do not replay it"
+                )
+            os.replace(work, warehouse)
+            result.published = True
+        self.guard.check()
+        result.seconds["total"] = time.perf_counter() - started
+        return result
+
+    # -- checks ---------------------------------------------------------------------
+    def _check_no_writer(self) -> None:
+        """Refuse when another process has the published file open for writing."""
+        import duckdb
+
+        con = duckdb.connect(":memory:")
+        try:
+            con.execute(f"attach '{_sql_str(self.warehouse)}' as w (read_only)")
+        except duckdb.Error as exc:
+            text = str(exc)
+            if "lock" in text.lower():
+                raise CsrwhError(
+                    f"{self.warehouse} is open for writing by another process ({text.splitlines()[0][:200]}); "
+                    "not building over it",
+                    hint="close that program (csrwh itself only ever replaces the published file) and retry",
+                ) from None
+            # e.g. a WAL that does not belong to the file: readers fail too; the build repairs it
+        finally:
+            con.close()
+
+    def _fold_wal(self) -> None:
+        """The published file has a WAL nobody holds: fold it into the working copy."""
+        import duckdb
+
+        stale = wal_path(self.warehouse)
+        shutil.copy2(stale, wal_path(self.work))
+        try:
+            with duckdb.connect(str(self.work)) as con:
+                con.execute("checkpoint")
+        except duckdb.Error as exc:
+            _remove_db(self.work)
+            shutil.copy2(self.warehouse, self.work)
+            self.note(
+                f"{stale.name} does not belong to {self.warehouse.name} ({str(exc).splitlines()[0][:160]}); "
+                "building without it"
+            )
+        else:
+            self.note(f"folded {stale.name} (left by a writer that did not close) into the build")
+
+    def _published_state(self) -> _State | None:
+        """The published build's inputs, corpora, rejects and row counts (None: no published build)."""
+        raw_tables, mart_tables = _volume_tables()
+        source = self.work if self.work.exists() else self.warehouse
+        if not self.warehouse.exists():
+            return None
+        try:
+            return _read_state(source, raw_tables + mart_tables)
+        except Exception as exc:  # noqa: BLE001 - an unreadable published file is replaced
+            self.note(f"cannot read the published {self.warehouse.name} ({str(exc).splitlines()[0][:160]}); "
+                      "the checks against it are skipped")
+            return None
+
+    def _input_refusals(self, published: _State | None, missing: list[str]) -> list[str]:
+        refusals: list[str] = []
+        now = _read_state(self.work)
+        pub_rejects = published.rejects if published else {}
+        new = {k: n - pub_rejects.get(k, 0) for k, n in now.rejects.items() if n > pub_rejects.get(k, 0)}
+        if new:
+            n_new = sum(new.values())
+            files = sorted({f"{c}:{p}" for c, p, _ in new})
+            line = (
+                f"{n_new} rejected record(s) the published warehouse did not have, in {', '.join(files[:3])}"
+                + (f" and {len(files) - 3} more file(s)" if len(files) > 3 else "")
+            )
+            if self.allow_rejects:
+                self.result.accepted.append(line + " (accepted: --allow-rejects)")
+            else:
+                refusals.append(line + "; accept them with --allow-rejects")
+        if published is not None:
+            for corpus in sorted(set(missing) & published.corpora):
+                line = f"corpus {corpus} is in the published warehouse but its folder is missing from {self.data_dir}"
+                if corpus in self.dropped:
+                    self.result.accepted.append(line + f" (dropped: --drop-corpus {corpus})")
+                else:
+                    refusals.append(line + f"; drop it with --drop-corpus {corpus}")
+        return refusals
+
+    def _shrink_refusals(self, volumes: list[_Volume]) -> list[str]:
+        out = []
+        for v in volumes:
+            if not v.too_much:
+                continue
+            line = (f"{v.table} shrank from {v.published} to {v.building} rows ({v.shrink:.0%}, more than "
+                    f"{v.max_shrink:.0%})")
+            if self.allow_shrink:
+                self.result.accepted.append(line + " (accepted: --allow-shrink)")
+            else:
+                out.append(line + "; accept it with --allow-shrink")
+        return out
+
+    # -- endings ---------------------------------------------------------------------
+    def refuse(self, refusals: list[str]) -> None:
+        kept = self.keep_failed()
+        for line in refusals:
+            console.print(f"  [red]✗[/red] {escape(line)}")
+        first = refusals[0].split("; ")[0]
+        more = f" (+{len(refusals) - 1} more above)" if len(refusals) > 1 else ""
+        flags = sorted({f for f in ("--allow-rejects", "--drop-corpus", "--allow-shrink")
+                        if any(f in r for r in refusals)})
         raise CsrwhError(
-            f"build {build_id} failed ({len(failures)} problem(s)); the published warehouse "
-            f"{warehouse} was left untouched",
-            hint=f"inspect the rejected build with: csrwh sql --warehouse {rejected} \"...\"",
+            f"build {self.build_id} not published: {first}{more}; {self.warehouse} was left untouched",
+            hint=f"accept with {' / '.join(flags)} after checking"
+            + (f"; the refused build is kept at {kept} (see raw.rejected_records, main.dq_results)" if kept else ""),
+            exit_code=EXIT_REFUSED,
         )
 
-    wal = work.with_name(work.name + ".wal")
-    if wal.exists():  # every writer checkpointed on close; a WAL here means one did not
-        raise CsrwhError(
-            f"build {build_id}: {wal} still holds unwritten changes; not publishing",
-            hint="another process may have the building database open; retry the build",
-        )
-    os.replace(work, warehouse)
-    result.published = True
-    result.seconds["total"] = time.perf_counter() - started
-    return result
+    def keep_failed(self) -> Path | None:
+        """Keep the working file as ``<warehouse>.failed`` (an old one never blocks this)."""
+        if not self.work.exists():
+            return None
+        target = failed_path(self.warehouse)
+        try:
+            _remove_db(target)
+            os.replace(self.work, target)
+            return target
+        except OSError:
+            alternative = target.with_name(f"{target.name}-{self.build_id}")
+            try:
+                os.replace(self.work, alternative)
+                return alternative
+            except OSError:
+                _remove_db(self.work)
+                return None
+
+    def cleanup(self) -> None:
+        """After an interrupt or an error: close dbt's database and remove the working file."""
+        if self.dbt_open:
+            try:
+                from csrwh.dbt_runner import release_database
+
+                release_database(self.work)
+            except Exception:  # noqa: BLE001, S110 - cleanup must go on
+                pass
+        if not self.result.published:
+            _remove_db(self.work)
+
+
+# --------------------------------------------------------------------------- `csrwh ingest`
+
+
+@dataclass
+class IngestResult:
+    summary: object
+    landed: Path
+
+
+def ingest_only(data_dir: Path, warehouse: Path, corpora: list[str] | None = None) -> IngestResult:
+    """`csrwh ingest`: land the data folder into ``<warehouse>.ingested``, a scratch copy of the
+    published warehouse, to see what a build would land and reject. The published file is never
+    written; only `csrwh build` publishes, through its gate."""
+    from ingest import run_ingest
+
+    warehouse = Path(warehouse)
+    _ensure_folder(warehouse.parent)
+    out = ingested_path(warehouse)
+    scratch = warehouse.with_name(f"{warehouse.name}.ingesting-{os.getpid()}-{uuid.uuid4().hex[:6]}")
+    with _SignalGuard() as guard:
+        try:
+            if warehouse.exists():
+                shutil.copy2(warehouse, scratch)
+            summary = run_ingest(data_dir, scratch, corpora=corpora)
+            guard.check()
+            with guard.deferred():
+                _remove_db(out)
+                os.replace(scratch, out)
+        except KeyboardInterrupt:
+            _remove_db(scratch)
+            signum = guard.signum or signal.SIGINT
+            raise CsrwhError(
+                f"ingest interrupted by {signal.Signals(signum).name}; {warehouse} was not touched",
+                hint="run it again when ready", exit_code=128 + signum,
+            ) from None
+        except BaseException as exc:
+            _remove_db(scratch)
+            if _disk_full(exc):
+                raise CsrwhError(f"ran out of disk space writing {scratch}",
+                                 hint="free space there or use another --warehouse") from exc
+            raise
+    return IngestResult(summary=summary, landed=out)
+
+
+# --------------------------------------------------------------------------- bookkeeping
 
 
 def project_fingerprint() -> str:
@@ -173,26 +870,24 @@ def project_fingerprint() -> str:
 
 def _published_fingerprint(warehouse: Path) -> str | None:
     """The fingerprint recorded by the last published build, if any."""
-    import duckdb
-
     if not warehouse.exists():
         return None
     try:
-        with duckdb.connect(str(warehouse), read_only=True) as con:
-            row = con.execute("select project_fingerprint from main.build_info").fetchone()
-    except duckdb.Error:
+        return _read_state(warehouse).fingerprint
+    except Exception:  # noqa: BLE001
         return None
-    return row[0] if row else None
 
 
-def _record_build(database: Path, build_id: str, data_dir: Path, fingerprint: str) -> None:
-    """Write the build's id into the warehouse (`main.build_info`) so reports can cite it."""
+def _record_build(database: Path, build_id: str, data_dir: Path, fingerprint: str, inputs: str) -> None:
+    """Write the build's id into the warehouse (`main.build_info`) so reports can cite it, with
+    the digest of the input files the marts were built from (freshness of the next build)."""
     import duckdb
 
     with duckdb.connect(str(database)) as con:
         con.execute(
             "create or replace table main.build_info as select ? as build_id, "
             "current_timestamp as built_at, ? as data_dir, ? as project_fingerprint, "
-            "? as csrwh_version",
-            [build_id, str(data_dir), fingerprint, __version__],
+            "? as csrwh_version, ? as inputs_digest, "
+            "(select count(*) from raw.ingest_files) as n_input_files",
+            [build_id, str(data_dir), fingerprint, __version__, inputs],
         )

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from csrwh import config
-from csrwh.errors import CsrwhError
+from csrwh.errors import CsrwhError, ensure_port_free
 
 os.environ.setdefault("DO_NOT_TRACK", "1")
 
@@ -23,6 +23,24 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 console = Console(stderr=True)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from csrwh import __version__
+
+        print(f"csrwh {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """CSR Warehouse: land five conversational search & recommendation corpora in DuckDB, model them
+    with dbt, gate them with expectations and query them."""
 
 DataDirOpt = typer.Option(
     None, "--data-dir", envvar="CSRWH_DATA_DIR", help="Corpora folder (default data/raw)."
@@ -68,24 +86,30 @@ def fetch(
 @app.command()
 def ingest(
     corpora: Optional[List[str]] = typer.Argument(None, help="Corpora to ingest (default: all present)."),
-    strict: bool = typer.Option(False, "--strict", help="Exit non-zero if any record is rejected."),
+    strict: bool = typer.Option(False, "--strict", help="Exit non-zero (3) if any record is rejected."),
     data_dir: Optional[Path] = DataDirOpt,
     warehouse: Optional[Path] = WarehouseOpt,
 ) -> None:
-    """Land every file of every corpus losslessly in the warehouse's `raw` schema."""
-    from ingest import run_ingest
+    """Land every file of every corpus losslessly in the `raw` schema of <warehouse>.ingested.
 
-    summary = run_ingest(
-        config.resolve_data_dir(data_dir),
-        config.resolve_warehouse(warehouse),
-        corpora=corpora or None,
-    )
+    A scratch copy of the published warehouse plus this ingest, to see what a build would land
+    and reject; the published warehouse itself is only ever replaced by `csrwh build`.
+    """
+    from csrwh.build import ingest_only
+
+    target = config.resolve_warehouse(warehouse)
+    result = ingest_only(config.resolve_data_dir(data_dir), target, corpora=corpora or None)
+    summary = result.summary
     if strict and summary.rejected_outstanding:
         raise CsrwhError(
             f"{summary.rejected_outstanding} rejected record(s) in raw.rejected_records (--strict)",
-            hint="inspect them with: csrwh sql \"select * from raw.rejected_records\"",
+            hint=f'inspect them with: csrwh sql --warehouse {result.landed} '
+            '"select corpus, source_path, line_number, error from raw.rejected_records"',
             exit_code=3,
         )
+    console.print(
+        f"Landed in {result.landed} (scratch copy; {target} is unchanged: `csrwh build` publishes)"
+    )
 
 
 @app.command()
@@ -95,10 +119,25 @@ def build(
     full_refresh: bool = typer.Option(
         False, "--full-refresh", help="Start from an empty database instead of the last published one."
     ),
+    allow_rejects: bool = typer.Option(
+        False, "--allow-rejects", help="Publish even with rejected records the published warehouse did not have."
+    ),
+    drop_corpus: Optional[List[str]] = typer.Option(
+        None, "--drop-corpus", help="Publish without this corpus although the published warehouse has it "
+        "(its folder is gone); repeatable.", metavar="NAME",
+    ),
+    allow_shrink: bool = typer.Option(
+        False, "--allow-shrink", help="Publish even if a raw table or mart lost more than 10% of its rows."
+    ),
+    wait: bool = typer.Option(False, "--wait", help="If another build of this warehouse runs, wait for it."),
     data_dir: Optional[Path] = DataDirOpt,
     warehouse: Optional[Path] = WarehouseOpt,
 ) -> None:
-    """Ingest, run `dbt build` (models + tests), gate on the expectation suites, publish atomically."""
+    """Ingest, run `dbt build` (models + tests), gate on the expectation suites, publish atomically.
+
+    Refuses (exit 3) input that looks damaged against the published build unless accepted;
+    exits 75 if another build of the warehouse is running (see --wait); 130/143 on SIGINT/SIGTERM.
+    """
     from csrwh.build import build as do_build
 
     target = config.resolve_warehouse(warehouse)
@@ -111,11 +150,17 @@ def build(
         strict=strict,
         full_refresh=full_refresh,
         gates=[gate],
+        allow_rejects=allow_rejects,
+        drop_corpora=drop_corpus or (),
+        allow_shrink=allow_shrink,
+        wait=wait,
     )
     timings = ", ".join(f"{k} {v:.1f}s" for k, v in result.seconds.items())
     if result.up_to_date:
         console.print(f"{target} is up to date ({timings})")
         return
+    for line in result.accepted:
+        console.print(f"[yellow]accepted:[/yellow] {line}")
     console.print(f"[green]Published[/green] {target} (build {result.build_id}; {timings})")
     console.print(f'Query it with: csrwh sql --warehouse {target} "select * from corpus_stats"')
 
@@ -164,6 +209,7 @@ def dashboard(
     """Start the local web dashboard (Streamlit) over the published warehouse, read-only."""
     from csrwh.dashboard import serve
 
+    ensure_port_free(port)
     serve(config.resolve_warehouse(warehouse), port=port, open_browser=open_browser)
 
 
@@ -229,31 +275,82 @@ def _exit(code: int) -> None:
     sys.exit(code)
 
 
+def _click_exceptions() -> dict[str, tuple[type, ...]]:
+    """click's exception classes: typer vendors its own copy (typer._click) besides click."""
+    found: dict[str, list[type]] = {"Exit": [typer.Exit], "Abort": [typer.Abort], "ClickException": []}
+    for name in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            module = __import__(name, fromlist=["ClickException"])
+        except ImportError:
+            continue
+        for kind, classes in found.items():
+            cls = getattr(module, kind, None)
+            if cls is not None:
+                classes.append(cls)
+    return {kind: tuple(classes) for kind, classes in found.items()}
+
+
+def _os_error(exc: OSError) -> CsrwhError | None:
+    """Known OS conditions as one line with a hint that fixes them."""
+    import errno
+    import socket
+    import urllib.error
+
+    where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+    if exc.errno == errno.ENOSPC:
+        return CsrwhError(f"no space left on device{where}", hint="free some disk space, or write elsewhere")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return CsrwhError(
+            f"cannot write{where}: {exc.strerror}",
+            hint="choose a writable place (--warehouse, --out, CSRWH_DATA_DIR) or fix its permissions",
+        )
+    if isinstance(exc, (urllib.error.URLError, socket.gaierror, ConnectionError, TimeoutError)):
+        reason = getattr(exc, "reason", exc)
+        return CsrwhError(
+            f"network unreachable: {reason}",
+            hint="check the connection (or proxy) and retry; CSRWH_MIRROR=http://host/ fetches from a mirror",
+        )
+    return None
+
+
 def main() -> None:
     """Entry point: run the app, turning known errors into one line plus a hint."""
     try:
-        app(standalone_mode=False)
+        app(prog_name="csrwh", standalone_mode=False)
         _exit(0)
     except CsrwhError as exc:
-        console.print(f"[red]error:[/red] {exc.message}")
-        if exc.hint:
-            console.print(f"[yellow]hint:[/yellow] {exc.hint}")
+        _report(exc)
         _exit(exc.exit_code)
+    except KeyboardInterrupt:
+        console.print("[red]error:[/red] interrupted")
+        _exit(130)
     except Exception as exc:  # click usage errors and the like
-        import click
-
-        if isinstance(exc, click.exceptions.Exit):
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.ClickException):
+        kinds = _click_exceptions()
+        if isinstance(exc, kinds["Exit"]):
+            _exit(getattr(exc, "exit_code", 0))
+        if isinstance(exc, kinds["ClickException"]):  # usage errors print as usage
             exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(130)
+            _exit(exc.exit_code)
+        if isinstance(exc, kinds["Abort"]):
+            _exit(130)
+        if isinstance(exc, OSError) and not os.environ.get("CSRWH_DEBUG"):
+            known = _os_error(exc)
+            if known is not None:
+                _report(known)
+                _exit(known.exit_code)
         console.print(f"[red]error:[/red] {type(exc).__name__}: {exc}")
         console.print("[yellow]hint:[/yellow] re-run with CSRWH_DEBUG=1 for the full traceback")
         if os.environ.get("CSRWH_DEBUG"):
             raise
-        sys.exit(1)
+        _exit(1)
+
+
+def _report(exc: CsrwhError) -> None:
+    from rich.markup import escape
+
+    console.print(f"[red]error:[/red] {escape(exc.message)}", soft_wrap=True)
+    if exc.hint:
+        console.print(f"[yellow]hint:[/yellow] {escape(exc.hint)}", soft_wrap=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,7 +7,7 @@ import sys
 
 from csrwh import config
 from csrwh.dashboard import DEFAULT_PORT, serve
-from csrwh.errors import CsrwhError
+from csrwh.errors import CsrwhError, ensure_port_free
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -23,6 +23,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     try:
+        ensure_port_free(args.port)
         serve(
             config.resolve_warehouse(args.warehouse), port=args.port, open_browser=args.open_browser
         )
