@@ -5,7 +5,7 @@ Pages never compute numbers themselves: they call these functions and only lay t
 :class:`Reader` (one read-only connection to the published warehouse) and returns a pandas
 DataFrame or a plain dict.
 
-Reading beside a build. ``csrwh build`` writes ``<warehouse>.building`` and atomically
+Reading beside a build. ``csrwh build`` writes ``<warehouse>.building-<build id>`` and atomically
 renames it over the published file. A :class:`Reader` therefore lives for one page run only
 (``with Warehouse(path).open() as db: ...``): it opens a private in-memory DuckDB and
 ``ATTACH``es the published file ``READ_ONLY``. A private instance matters: plain
