@@ -1,14 +1,33 @@
-"""Benchmark `csrwh build` on the real corpora: cold into a fresh warehouse, then again with
-nothing changed; says where the time goes (ingest, dbt parse, models, tests, the
-expectations gate) — the same build `csrwh build` runs.
+"""Benchmark `csrwh build` against its floor: the same SQL run directly in DuckDB.
 
 Usage::
 
-    .venv/bin/python benchmarks/build.py                 # ../shared/corpora
-    .venv/bin/python benchmarks/build.py --data /path/to/corpora --repeat 2
+    .venv/bin/python benchmarks/build.py                      # ../shared/corpora
+    .venv/bin/python benchmarks/build.py --data /path/to/corpora --repeat 3
+    .venv/bin/python benchmarks/build.py --sample-scale 100   # the generated sample, x100
 
-Each run is a fresh `csrwh build` subprocess (imports included, as a user runs it). The
-breakdown comes from the build's own step timings and dbt's run_results.json.
+One run, in this order, each step a fresh subprocess (imports included, as a user runs it; peak
+RSS is that process's own):
+
+1. **cold build**: `csrwh.build.build` with the expectations gate into a new warehouse. The
+   gate's SQL is captured as it runs (a SQLAlchemy ``before_cursor_execute`` listener; Great
+   Expectations reaches DuckDB through duckdb-engine).
+2. **no-change rebuild**: the same build again (nothing changed: must stay under 2 s).
+3. **floor**: on a copy of the published warehouse, with no dbt and no GX, in one DuckDB
+   connection (default threads), it executes:
+
+   * **ingest floor** — the bare DuckDB scan of the same files (``benchmarks/ingest.py``'s
+     floor: ``read_text`` over every file plus ``read_json_objects`` over JSON arrays);
+   * **dbt floor** — every seed loaded from its CSV, every SQL model's compiled SQL
+     (``create or replace table|view ... as <compiled>``) in dependency order, and every data
+     test's compiled SQL (``select count(*) from (<compiled>)``), all from the build's own
+     ``manifest.json``. Python models cannot run as SQL: their ``execution_time`` from the
+     build's ``run_results.json`` is added as it is;
+   * **gate floor** — every captured statement of the gate that reads the warehouse's tables,
+     replayed with its parameters (GX's own catalogue reflection is left out of the floor).
+
+It prints build ÷ floor per phase and peak RSS, the figures BENCHMARKS.md records. Ratios come
+from one run on one machine, so they hold even when the machine is shared and noisy.
 """
 
 from __future__ import annotations
@@ -16,6 +35,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,73 +45,237 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# run as a script, benchmarks/ is sys.path[0] and its ingest.py would shadow the project's package
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
+sys.path.insert(0, str(ROOT))
 DEFAULT_REAL = Path(os.environ.get("CSRWH_SHARED_CORPORA") or ROOT.parent / "shared" / "corpora")
 
-CHILD = """
-import json, sys, time
-from pathlib import Path
-t0 = time.perf_counter()
-from csrwh.build import build
-from csrwh.validate import gate
-result = build(Path(sys.argv[1]), Path(sys.argv[2]), gates=[gate])
-out = {"wall_in_process": time.perf_counter() - t0, "steps": result.seconds,
-       "up_to_date": result.up_to_date}
-if result.dbt is not None:
-    out["dbt_seconds"] = result.dbt.seconds
-print("BENCH " + json.dumps(out))
-"""
+# statements of the gate that are GX/SQLAlchemy catalogue reflection, not checks of the data
+_REFLECTION = re.compile(r"information_schema|duckdb_\w+\(|pg_catalog|current_schema|^\s*select\s+1\s*$"
+                         r"|^\s*(pragma|show|describe|set|begin|commit|rollback)\b", re.I)
 
 
-def run_build(data: Path, warehouse: Path, target: Path) -> dict:
-    env = dict(os.environ, DO_NOT_TRACK="1", CSRWH_DBT_TARGET_PATH=str(target))
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+# ----------------------------------------------------------------------------- child processes
+
+
+def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
+    """One build as `csrwh build` runs it; the gate's SQL statements go to ``capture``."""
+    t0 = time.perf_counter()
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    from csrwh.build import build
+    from csrwh.validate import gate
+
+    captured: list[tuple[str, object]] = []
+
+    def _listen(conn, cursor, statement, parameters, context, executemany):  # noqa: ARG001
+        captured.append((statement, parameters))
+
+    event.listen(Engine, "before_cursor_execute", _listen)
+    result = build(Path(data_dir), Path(warehouse), gates=[gate], allow_rejects=True)
+    out = {
+        "wall_in_process": time.perf_counter() - t0,
+        "steps": result.seconds,
+        "up_to_date": result.up_to_date,
+        "published": result.published,
+        "peak_rss_mb": _peak_rss_mb(),
+        "dbt_seconds": result.dbt.seconds if result.dbt is not None else None,
+    }
+    if capture:
+        Path(capture).write_text(json.dumps(
+            [[s, p if isinstance(p, (list, tuple, dict)) or p is None else list(p)] for s, p in captured],
+            default=str,
+        ))
+    return out
+
+
+def _topological(nodes: dict[str, dict]) -> list[str]:
+    """Node ids in an order where every node comes after the nodes it depends on."""
+    order: list[str] = []
+    state: dict[str, int] = {}
+
+    def visit(uid: str) -> None:
+        if state.get(uid) == 2:
+            return
+        if state.get(uid) == 1:
+            raise RuntimeError(f"dependency cycle at {uid}")
+        state[uid] = 1
+        for dep in nodes[uid].get("depends_on", {}).get("nodes", []):
+            if dep in nodes:
+                visit(dep)
+        state[uid] = 2
+        order.append(uid)
+
+    for uid in sorted(nodes):
+        visit(uid)
+    return order
+
+
+def child_floor(data_dir: str, warehouse: str, target: str, capture: str) -> dict:
+    import importlib.util
+
+    import duckdb
+
+    # benchmarks/ingest.py's floor (loaded by path: the name `ingest` is the project's package)
+    spec = importlib.util.spec_from_file_location("ingest_benchmark", ROOT / "benchmarks" / "ingest.py")
+    ingest_benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ingest_benchmark)
+    out: dict = {"ingest": ingest_benchmark.child_floor(data_dir)["seconds"]}
+
+    manifest = json.loads(Path(target, "manifest.json").read_text())
+    run_results = json.loads(Path(target, "run_results.json").read_text())
+    executed = {r["unique_id"]: r for r in run_results["results"]}
+    nodes = {uid: n for uid, n in manifest["nodes"].items()
+             if uid in executed and n["resource_type"] in ("model", "seed")}
+    tests = [n for uid, n in manifest["nodes"].items() if uid in executed and n["resource_type"] == "test"]
+
+    con = duckdb.connect(warehouse)
+    seconds = {"seeds": 0.0, "models_sql": 0.0, "models_python": 0.0, "tests": 0.0}
+    counts = {"seeds": 0, "models_sql": 0, "models_python": 0, "tests": 0}
+    for uid in _topological(nodes):
+        node = nodes[uid]
+        relation = node["relation_name"]
+        if node["resource_type"] == "seed":
+            csv = ROOT / node["original_file_path"]
+            sql = f"create or replace table {relation} as select * from read_csv(?)"
+            t = time.perf_counter()
+            con.execute(sql, [str(csv)])
+            seconds["seeds"] += time.perf_counter() - t
+            counts["seeds"] += 1
+            continue
+        if node.get("language") == "python":
+            seconds["models_python"] += executed[uid]["execution_time"]
+            counts["models_python"] += 1
+            continue
+        kind = "view" if node["config"]["materialized"] == "view" else "table"
+        sql = f"create or replace {kind} {relation} as (\n{node['compiled_code']}\n)"
+        t = time.perf_counter()
+        con.execute(sql)
+        seconds["models_sql"] += time.perf_counter() - t
+        counts["models_sql"] += 1
+    for node in tests:
+        t = time.perf_counter()
+        con.execute(f"select count(*) from (\n{node['compiled_code']}\n) as floor_test").fetchone()
+        seconds["tests"] += time.perf_counter() - t
+        counts["tests"] += 1
+    out["dbt"] = sum(seconds.values())
+    out["dbt_parts"] = seconds
+    out["dbt_counts"] = counts
+
+    statements = json.loads(Path(capture).read_text()) if capture else []
+    replayed = 0
+    t = time.perf_counter()
+    for statement, params in statements:
+        if _REFLECTION.search(statement):
+            continue
+        try:
+            cursor = con.execute(statement, params) if params else con.execute(statement)
+            cursor.fetchall()
+        except duckdb.Error:
+            continue  # statements that only make sense in GX's session (temp tables...)
+        replayed += 1
+    out["gate"] = time.perf_counter() - t
+    out["gate_statements"] = {"captured": len(statements), "replayed": replayed}
+    con.close()
+    out["peak_rss_mb"] = _peak_rss_mb()
+    return out
+
+
+def _run_child(name: str, *args: str, env: dict | None = None) -> dict:
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(data), str(warehouse)],
-        capture_output=True, text=True, env=env, cwd=ROOT,
+        [sys.executable, __file__, "--child", name, *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
     )
     wall = time.perf_counter() - started
     if proc.returncode != 0:
-        sys.exit(f"build failed:\n{proc.stderr[-3000:]}")
-    line = next(l for l in proc.stdout.splitlines() if l.startswith("BENCH "))
-    result = json.loads(line[6:])
+        sys.exit(f"{name} failed:\n{proc.stderr[-3000:]}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
     result["wall"] = wall
-    run_results = target / "run_results.json"
-    if not result["up_to_date"] and run_results.exists():
-        data_rr = json.loads(run_results.read_text())
-        kinds: dict[str, float] = {}
-        for node in data_rr["results"]:
-            kind = node["unique_id"].split(".")[0]
-            kinds[kind] = kinds.get(kind, 0.0) + node["execution_time"]
-        result["dbt_node_seconds"] = kinds  # summed over threads
-        result["dbt_run_elapsed"] = data_rr["elapsed_time"]
-        result["dbt_parse_and_setup"] = result["dbt_seconds"] - data_rr["elapsed_time"]
-        result["dbt_nodes"] = len(data_rr["results"])
     return result
 
 
-def main() -> None:
+# ----------------------------------------------------------------------------- orchestration
+
+
+def bench(data: Path, work: Path) -> dict:
+    warehouse = work / "warehouse" / "csr.duckdb"
+    target = work / "target"
+    capture = work / "gate_sql.json"
+    env = dict(os.environ, DO_NOT_TRACK="1", CSRWH_DBT_TARGET_PATH=str(target))
+    cold = _run_child("build", str(data), str(warehouse), str(capture), env=env)
+    run_results = json.loads((target / "run_results.json").read_text())
+    cold["dbt_run_elapsed"] = run_results["elapsed_time"]
+    cold["dbt_nodes"] = len(run_results["results"])
+    floor_copy = work / "floor" / "csr.duckdb"  # same file stem: compiled SQL names the catalogue
+    floor_copy.parent.mkdir()
+    shutil.copy2(warehouse, floor_copy)
+    warm = _run_child("build", str(data), str(warehouse), "", env=env)
+    floor = _run_child("floor", str(data), str(floor_copy), str(target), str(capture), env=env)
+    return {"cold": cold, "warm": warm, "floor": floor}
+
+
+def report(data: Path, r: dict) -> None:
+    cold, warm, floor = r["cold"], r["warm"], r["floor"]
+    steps = cold["steps"]
+    rows = [("ingest", steps.get("ingest", 0.0), floor["ingest"]),
+            ("dbt", steps.get("dbt", 0.0), floor["dbt"]),
+            ("gate", steps.get("gate", 0.0), floor["gate"])]
+    total_floor = sum(f for _, _, f in rows)
+    print(f"corpora {data}; load average {os.getloadavg()[0]:.1f}")
+    print(f"{'phase':<10}{'build s':>9}{'floor s':>9}{'build/floor':>13}")
+    for phase, built, fl in rows:
+        print(f"{phase:<10}{built:9.1f}{fl:9.1f}{built / fl if fl else float('nan'):13.1f}")
+    print(f"{'cold wall':<10}{cold['wall']:9.1f}{total_floor:9.1f}{cold['wall'] / total_floor:13.1f}"
+          "   (build: whole process, imports and publish included)")
+    parts, counts = floor["dbt_parts"], floor["dbt_counts"]
+    print("dbt floor: " + ", ".join(f"{k} {parts[k]:.1f} s ({counts[k]})" for k in parts))
+    print(f"dbt build: {cold['dbt_nodes']} nodes, run elapsed {cold['dbt_run_elapsed']:.1f} s, "
+          f"parse+setup {cold['dbt_seconds'] - cold['dbt_run_elapsed']:.1f} s")
+    g = floor["gate_statements"]
+    print(f"gate floor: {g['replayed']} of {g['captured']} captured statements replayed (the rest: reflection)")
+    print(f"peak RSS: build {cold['peak_rss_mb']:.0f} MB, floor {floor['peak_rss_mb']:.0f} MB")
+    print(f"no-change rebuild: {warm['wall']:.1f} s wall (up to date: {warm['up_to_date']})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--child":
+        name, args = argv[1], argv[2:]
+        result = child_build(*args) if name == "build" else child_floor(*args)
+        print(json.dumps(result))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_REAL)
+    parser.add_argument("--data", type=Path, default=None, help="corpora folder (default ../shared/corpora)")
+    parser.add_argument("--sample-scale", type=int, default=None, help="use the generated sample at this scale")
     parser.add_argument("--repeat", type=int, default=1)
-    args = parser.parse_args()
-    if not args.data.is_dir():
-        sys.exit(f"no corpora at {args.data}")
+    parser.add_argument("--json", type=Path, default=None, help="also write the raw figures here")
+    args = parser.parse_args(argv)
+    results = []
     for attempt in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            warehouse = Path(tmp) / "csr.duckdb"
-            target = Path(tmp) / "target"
-            cold = run_build(args.data, warehouse, target)
-            warm = run_build(args.data, warehouse, target)
-        print(f"run {attempt + 1}: corpora {args.data}")
-        print(f"  cold build        {cold['wall']:6.1f} s wall (in-process {cold['wall_in_process']:.1f} s)")
-        for step, seconds in cold["steps"].items():
-            print(f"    {step:<16}{seconds:6.1f} s")
-        print(f"    dbt parse+setup {cold['dbt_parse_and_setup']:6.1f} s")
-        print(f"    dbt run elapsed {cold['dbt_run_elapsed']:6.1f} s over {cold['dbt_nodes']} nodes")
-        for kind, seconds in sorted(cold["dbt_node_seconds"].items()):
-            print(f"      {kind:<14}{seconds:6.1f} s summed over threads")
-        print(f"  no-change rebuild {warm['wall']:6.1f} s wall (in-process {warm['wall_in_process']:.1f} s; up to date: {warm['up_to_date']})")
+            work = Path(tmp)
+            data = args.data or DEFAULT_REAL
+            if args.sample_scale:
+                from csrwh.sample import generate
+
+                data = work / "sample"
+                generate(data, scale=args.sample_scale, seed=0)
+            if not data.is_dir():
+                sys.exit(f"no corpora at {data}")
+            result = bench(data, work)
+            print(f"run {attempt + 1}")
+            report(data, result)
+            results.append(result)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
