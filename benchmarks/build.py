@@ -51,8 +51,11 @@ sys.path.insert(0, str(ROOT))
 DEFAULT_REAL = Path(os.environ.get("CSRWH_SHARED_CORPORA") or ROOT.parent / "shared" / "corpora")
 
 # statements of the gate that are GX/SQLAlchemy catalogue reflection, not checks of the data
-_REFLECTION = re.compile(r"information_schema|duckdb_\w+\(|pg_catalog|current_schema|^\s*select\s+1\s*$"
-                         r"|^\s*(pragma|show|describe|set|begin|commit|rollback)\b", re.I)
+_REFLECTION = re.compile(
+    r"information_schema|duckdb_\w+\(|pg_catalog|current_schema|^\s*select\s+1\s*$"
+    r"|^\s*(pragma|show|describe|set|begin|commit|rollback)\b",
+    re.IGNORECASE,
+)
 
 
 def _peak_rss_mb() -> float:
@@ -73,7 +76,7 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
 
     captured: list[tuple[str, object]] = []
 
-    def _listen(conn, cursor, statement, parameters, context, executemany):  # noqa: ARG001
+    def _listen(conn, cursor, statement, parameters, context, executemany):
         captured.append((statement, parameters))
 
     event.listen(Engine, "before_cursor_execute", _listen)
@@ -87,10 +90,15 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
         "dbt_seconds": result.dbt.seconds if result.dbt is not None else None,
     }
     if capture:
-        Path(capture).write_text(json.dumps(
-            [[s, p if isinstance(p, (list, tuple, dict)) or p is None else list(p)] for s, p in captured],
-            default=str,
-        ))
+        Path(capture).write_text(
+            json.dumps(
+                [
+                    [s, p if isinstance(p, (list, tuple, dict)) or p is None else list(p)]
+                    for s, p in captured
+                ],
+                default=str,
+            )
+        )
     return out
 
 
@@ -122,7 +130,9 @@ def child_floor(data_dir: str, warehouse: str, target: str, capture: str) -> dic
     import duckdb
 
     # benchmarks/ingest.py's floor (loaded by path: the name `ingest` is the project's package)
-    spec = importlib.util.spec_from_file_location("ingest_benchmark", ROOT / "benchmarks" / "ingest.py")
+    spec = importlib.util.spec_from_file_location(
+        "ingest_benchmark", ROOT / "benchmarks" / "ingest.py"
+    )
     ingest_benchmark = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ingest_benchmark)
     out: dict = {"ingest": ingest_benchmark.child_floor(data_dir)["seconds"]}
@@ -130,9 +140,16 @@ def child_floor(data_dir: str, warehouse: str, target: str, capture: str) -> dic
     manifest = json.loads(Path(target, "manifest.json").read_text())
     run_results = json.loads(Path(target, "run_results.json").read_text())
     executed = {r["unique_id"]: r for r in run_results["results"]}
-    nodes = {uid: n for uid, n in manifest["nodes"].items()
-             if uid in executed and n["resource_type"] in ("model", "seed")}
-    tests = [n for uid, n in manifest["nodes"].items() if uid in executed and n["resource_type"] == "test"]
+    nodes = {
+        uid: n
+        for uid, n in manifest["nodes"].items()
+        if uid in executed and n["resource_type"] in ("model", "seed")
+    }
+    tests = [
+        n
+        for uid, n in manifest["nodes"].items()
+        if uid in executed and n["resource_type"] == "test"
+    ]
 
     con = duckdb.connect(warehouse)
     seconds = {"seeds": 0.0, "models_sql": 0.0, "models_python": 0.0, "tests": 0.0}
@@ -190,7 +207,11 @@ def _run_child(name: str, *args: str, env: dict | None = None) -> dict:
     started = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, __file__, "--child", name, *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
     )
     wall = time.perf_counter() - started
     if proc.returncode != 0:
@@ -223,22 +244,30 @@ def bench(data: Path, work: Path) -> dict:
 def report(data: Path, r: dict) -> None:
     cold, warm, floor = r["cold"], r["warm"], r["floor"]
     steps = cold["steps"]
-    rows = [("ingest", steps.get("ingest", 0.0), floor["ingest"]),
-            ("dbt", steps.get("dbt", 0.0), floor["dbt"]),
-            ("gate", steps.get("gate", 0.0), floor["gate"])]
+    rows = [
+        ("ingest", steps.get("ingest", 0.0), floor["ingest"]),
+        ("dbt", steps.get("dbt", 0.0), floor["dbt"]),
+        ("gate", steps.get("gate", 0.0), floor["gate"]),
+    ]
     total_floor = sum(f for _, _, f in rows)
     print(f"corpora {data}; load average {os.getloadavg()[0]:.1f}")
     print(f"{'phase':<10}{'build s':>9}{'floor s':>9}{'build/floor':>13}")
     for phase, built, fl in rows:
         print(f"{phase:<10}{built:9.1f}{fl:9.1f}{built / fl if fl else float('nan'):13.1f}")
-    print(f"{'cold wall':<10}{cold['wall']:9.1f}{total_floor:9.1f}{cold['wall'] / total_floor:13.1f}"
-          "   (build: whole process, imports and publish included)")
+    print(
+        f"{'cold wall':<10}{cold['wall']:9.1f}{total_floor:9.1f}{cold['wall'] / total_floor:13.1f}"
+        "   (build: whole process, imports and publish included)"
+    )
     parts, counts = floor["dbt_parts"], floor["dbt_counts"]
     print("dbt floor: " + ", ".join(f"{k} {parts[k]:.1f} s ({counts[k]})" for k in parts))
-    print(f"dbt build: {cold['dbt_nodes']} nodes, run elapsed {cold['dbt_run_elapsed']:.1f} s, "
-          f"parse+setup {cold['dbt_seconds'] - cold['dbt_run_elapsed']:.1f} s")
+    print(
+        f"dbt build: {cold['dbt_nodes']} nodes, run elapsed {cold['dbt_run_elapsed']:.1f} s, "
+        f"parse+setup {cold['dbt_seconds'] - cold['dbt_run_elapsed']:.1f} s"
+    )
     g = floor["gate_statements"]
-    print(f"gate floor: {g['replayed']} of {g['captured']} captured statements replayed (the rest: reflection)")
+    print(
+        f"gate floor: {g['replayed']} of {g['captured']} captured statements replayed (the rest: reflection)"
+    )
     print(f"peak RSS: build {cold['peak_rss_mb']:.0f} MB, floor {floor['peak_rss_mb']:.0f} MB")
     print(f"no-change rebuild: {warm['wall']:.1f} s wall (up to date: {warm['up_to_date']})")
 
@@ -251,8 +280,12 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=None, help="corpora folder (default ../shared/corpora)")
-    parser.add_argument("--sample-scale", type=int, default=None, help="use the generated sample at this scale")
+    parser.add_argument(
+        "--data", type=Path, default=None, help="corpora folder (default ../shared/corpora)"
+    )
+    parser.add_argument(
+        "--sample-scale", type=int, default=None, help="use the generated sample at this scale"
+    )
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--json", type=Path, default=None, help="also write the raw figures here")
     args = parser.parse_args(argv)
