@@ -56,8 +56,25 @@ browser-deps: ## install what the browser tests need (chromium, CJK fonts) when 
 	$$sudo env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq --no-install-recommends $$need >/dev/null \
 	|| echo "warning: could not install $$need; the browser tests will skip (or fail under CI=true)"
 
-docs: $(STAMP) ## generate dbt docs (lineage) into target/
-	CSRWH_DBT_PATH=warehouse/demo.duckdb $(BIN)/dbt docs generate --profiles-dir profiles
+# dbt docs of the warehouse WAREHOUSE (lineage, every model, column and test; the catalog
+# - column types, table sizes - read from that file). dbt opens a database read-write, so it
+# reads a copy: the published file and its readers are never touched. static_index.html has
+# everything inlined (opens from disk, offline); index.html needs a local web server.
+WAREHOUSE ?= warehouse/demo.duckdb
+DOCS_DIR ?= target/docs
+docs: $(STAMP) ## dbt docs of WAREHOUSE= (default warehouse/demo.duckdb) into $(DOCS_DIR)/
+	@test -f "$(WAREHOUSE)" || { echo "no warehouse at $(WAREHOUSE): run make demo, or make docs WAREHOUSE=path/to/warehouse.duckdb"; exit 1; }
+	@mkdir -p "$(DOCS_DIR)"
+	@cp "$(WAREHOUSE)" "$(DOCS_DIR)/warehouse.duckdb"
+	@echo "dbt docs generate for $(WAREHOUSE) into $(DOCS_DIR)/ (dbt's log: $(DOCS_DIR)/logs/dbt.log)"
+	@CSRWH_DBT_PATH="$(DOCS_DIR)/warehouse.duckdb" $(BIN)/dbt --quiet --log-path "$(DOCS_DIR)/logs" docs generate \
+		--static --profiles-dir profiles --target-path "$(DOCS_DIR)"; \
+	status=$$?; rm -f "$(DOCS_DIR)/warehouse.duckdb" "$(DOCS_DIR)/warehouse.duckdb.wal"; exit $$status
+	@echo ""
+	@echo "Docs of $(WAREHOUSE): $(abspath $(DOCS_DIR))/"
+	@echo "Open offline:  $(abspath $(DOCS_DIR))/static_index.html  (one self-contained file)"
+	@echo "Serve:         $(BIN)/dbt docs serve --profiles-dir profiles --target-path $(DOCS_DIR) --port 8080"
+	@echo "          or:  $(BIN)/python -m http.server 8080 --bind 127.0.0.1 --directory $(DOCS_DIR)   (then http://127.0.0.1:8080)"
 
 bench: $(STAMP) ## print ingest and build benchmarks
 	$(BIN)/python benchmarks/ingest.py

@@ -27,6 +27,13 @@ cannot be replaced, ``<warehouse>.failed-<build id>``) for inspection; an interr
 (SIGINT/SIGTERM at any phase) removes it and exits 130/143. Neither touches the published
 file, and neither exits 0.
 
+Output: by default a build shows one progress bar per phase on a terminal (dbt's bar counts its
+nodes from dbt's events) and leaves one line per phase; elsewhere (CI, pipes) it prints one line
+per phase (``phase <name> · build <id>``; dbt's line, printed when its first node starts, reads
+``START <n> nodes``). dbt's per-node lines go to ``<dbt target>/logs/build-<build id>.log``
+(named in the summary), and with ``verbose`` to the console too. Errors, refusals, failed
+nodes, warnings and the ingest and expectation summaries always print.
+
 Test hook: with ``CSRWH_TEST_PAUSE_AT=<phase>`` (``lock``, ``copy``, ``ingest``, ``dbt``,
 ``gate``, ``publish``) the build writes ``CSRWH_TEST_PAUSE_FILE`` (default
 ``<warehouse>.paused``) when it reaches that phase and waits until the file is removed, so a
@@ -51,10 +58,11 @@ from typing import Self
 
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from csrwh import __version__
 from csrwh.config import PROJECT_ROOT
-from csrwh.dbt_runner import DbtOutcome, run_dbt
+from csrwh.dbt_runner import DbtOutcome, dbt_target_path, run_dbt
 from csrwh.errors import CsrwhError
 from csrwh.lock import BuildLock, LockInfo, not_writable_error
 
@@ -90,6 +98,14 @@ class BuildResult:
     accepted: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def summary(self) -> str:
+        """One line: phase timings and, after dbt ran, its node counts and its per-node log."""
+        timings = ", ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items())
+        if self.dbt is None:
+            return timings
+        log = f"; dbt's per-node lines: {self.dbt.log_file}" if self.dbt.log_file else ""
+        return f"{timings}; {self.dbt.node_summary()}{log}"
+
 
 def building_path(warehouse: Path, build_id: str | None = None) -> Path:
     """The working file of build ``build_id`` (``<warehouse>.building-<id>``)."""
@@ -115,6 +131,134 @@ def _remove_db(path: Path) -> None:
             candidate.unlink()
         except FileNotFoundError:
             pass
+
+
+# --------------------------------------------------------------------------- output
+
+#: per-build dbt logs kept in <dbt target>/logs (older ones are removed)
+KEEP_DBT_LOGS = 20
+
+
+def dbt_log_path(build_id: str) -> Path:
+    """Where build ``build_id`` writes dbt's per-node lines; prunes all but the newest logs."""
+    folder = dbt_target_path() / "logs"
+
+    def age(path: Path) -> float:
+        try:
+            return -path.stat().st_mtime
+        except OSError:  # removed meanwhile (a concurrent build pruning too)
+            return 0.0
+
+    for stale in sorted(folder.glob("build-*.log"), key=age)[KEEP_DBT_LOGS - 1 :]:
+        try:
+            stale.unlink()
+        except OSError:
+            pass
+    return folder / f"build-{build_id}.log"
+
+
+class _Display:
+    """What a build shows while it runs (module doc, "Output").
+
+    ``live`` (a terminal, not verbose): a transient rich progress bar for the running phase and
+    one ``✓ <phase> <time>`` line when it ends; the ingest shows its own bar over the files.
+    Otherwise one line per phase when it starts; without ``verbose`` dbt's line waits for its
+    first node, so it can give the node count (it contains `` START ``).
+    """
+
+    def __init__(self, console: Console, build_id: str, verbose: bool, live: bool | None = None) -> None:
+        self.console = console
+        self.build_id = build_id
+        self.verbose = verbose
+        terminal = console.is_terminal and not console.is_dumb_terminal
+        self.live = (terminal and not verbose) if live is None else live
+        self.log_file: Path | None = None
+        self.phase: str | None = None
+        self.started = 0.0
+        self.dbt_total: int | None = None
+        self.dbt_finished: set[str] = set()
+        self.dbt_announced = False
+        self._lock = threading.Lock()
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self._end(ok=exc_type is None)
+
+    def enter(self, phase: str) -> None:
+        self._end(ok=True)
+        self.phase, self.started = phase, time.perf_counter()
+        if not self.live:
+            if phase != "dbt" or self.verbose:
+                self.console.print(f"[dim]phase {phase} · build {self.build_id}[/dim]")
+            return
+        if phase == "ingest":
+            return  # run_ingest shows its own bar over the files
+        self._progress = Progress(
+            SpinnerColumn(),
+            TextColumn("[bold]{task.fields[phase]:<8}[/bold]"),
+            BarColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.description}"),
+            console=self.console,
+            transient=True,
+            redirect_stdout=True,
+            redirect_stderr=True,
+        )
+        self._task = self._progress.add_task("", total=None, phase=phase)
+        self._progress.start()
+
+    def dbt_event(self, msg: object) -> None:
+        """dbt's event callback (from its worker threads): count started and finished nodes."""
+        info = msg.info  # type: ignore[attr-defined]
+        if info.name == "LogStartLine":
+            data = msg.data  # type: ignore[attr-defined]
+            with self._lock:
+                first, self.dbt_announced = not self.dbt_announced, True
+                self.dbt_total = int(data.total)
+            if first and not self.live and not self.verbose:
+                where = f"; dbt's per-node lines: {self.log_file}" if self.log_file else ""
+                self.console.print(
+                    f"[dim]phase dbt · build {self.build_id}[/dim] · START {data.total} nodes{escape(where)}",
+                    soft_wrap=True,
+                )
+            self._update(escape(str(data.description)))
+        elif info.name == "NodeFinished":
+            with self._lock:
+                self.dbt_finished.add(msg.data.node_info.unique_id)  # type: ignore[attr-defined]
+            self._update(None)
+
+    def _nodes(self) -> str:
+        total = "?" if self.dbt_total is None else str(self.dbt_total)
+        return f"{len(self.dbt_finished)}/{total} nodes"
+
+    def _update(self, current: str | None) -> None:
+        progress, task = self._progress, self._task
+        if progress is None or task is None:
+            return
+        with self._lock:
+            done, total = len(self.dbt_finished), self.dbt_total
+            text = self._nodes() + (f" · {current}" if current else "")
+        if current is None:
+            progress.update(task, completed=done, total=total)
+        else:
+            progress.update(task, completed=done, total=total, description=text)
+
+    def _end(self, ok: bool) -> None:
+        phase, progress = self.phase, self._progress
+        self._progress, self._task = None, None
+        if progress is not None:
+            progress.stop()
+        if phase is None or not self.live:
+            return
+        self.phase = None
+        detail = f"  {self._nodes()}" if phase == "dbt" and self.dbt_announced else ""
+        seconds = time.perf_counter() - self.started
+        mark = "[green]✓[/green]" if ok else "[red]✗[/red]"
+        self.console.print(f"{mark} {phase:<8} {seconds:6.1f}s{detail}")
 
 
 # --------------------------------------------------------------------------- signals
@@ -402,12 +546,16 @@ def build(
     allow_shrink: bool = False,
     max_shrink: float = DEFAULT_MAX_SHRINK,
     wait: bool = False,
+    verbose: bool = False,
 ) -> BuildResult:
-    """Build the warehouse from `data_dir` and publish it to `warehouse` if every step passes."""
+    """Build the warehouse from `data_dir` and publish it to `warehouse` if every step passes.
+
+    ``verbose`` shows dbt's per-node lines as they come (module doc, "Output")."""
     build_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     warehouse = Path(warehouse)
     job = _Build(build_id, Path(data_dir), warehouse, corpora, strict, gates or [], full_refresh,
-                 allow_rejects, _drop_names(drop_corpora, Path(data_dir)), allow_shrink, max_shrink)
+                 allow_rejects, _drop_names(drop_corpora, Path(data_dir)), allow_shrink, max_shrink,
+                 verbose)
     _ensure_folder(warehouse.parent)
     with _SignalGuard() as guard:
         job.guard = guard
@@ -422,8 +570,9 @@ def build(
         except KeyboardInterrupt:
             raise _interrupted(guard.signum, "lock", warehouse, build_id, False) from None
         try:
-            job.took_over(previous)
-            return job.run()
+            with job.display:
+                job.took_over(previous)
+                return job.run()
         except KeyboardInterrupt:
             with guard.deferred():
                 job.cleanup()
@@ -485,7 +634,7 @@ class _Build:
 
     def __init__(self, build_id: str, data_dir: Path, warehouse: Path, corpora: list[str] | None,
                  strict: bool, gates: list[Gate], full_refresh: bool, allow_rejects: bool,
-                 dropped: set[str], allow_shrink: bool, max_shrink: float) -> None:
+                 dropped: set[str], allow_shrink: bool, max_shrink: float, verbose: bool = False) -> None:
         self.build_id = build_id
         self.data_dir = data_dir
         self.warehouse = warehouse
@@ -502,12 +651,14 @@ class _Build:
         self.guard = _SignalGuard()
         self.result = BuildResult(build_id=build_id, warehouse=warehouse, published=False)
         self.dbt_open = False
+        self.verbose = verbose
+        self.display = _Display(console, build_id, verbose)
 
     # -- phases ---------------------------------------------------------------------
     def enter(self, phase: str) -> None:
         self.guard.check()
         self.phase = phase
-        console.print(f"[dim]phase {phase} · build {self.build_id}[/dim]")
+        self.display.enter(phase)
         _pause(phase, self.warehouse)
 
     def note(self, line: str) -> None:
@@ -591,13 +742,17 @@ class _Build:
             _record_volumes(work, self.build_id, volumes, self.allow_shrink)
             self.refuse(refusals)
 
+        log_file = dbt_log_path(self.build_id)
+        self.display.log_file = log_file
         self.enter("dbt")
         step = time.perf_counter()
-        console.print("[bold]dbt build[/bold] (staging views, marts, tests)")
+        if self.verbose:
+            console.print(f"[bold]dbt build[/bold] (staging views, marts, tests; also in {escape(str(log_file))})")
         self.dbt_open = True
         try:
             with _quiet_dbt_interrupt(self.guard):
-                outcome = run_dbt(["build"], work)
+                outcome = run_dbt(["build"], work, quiet=not self.verbose, log_file=log_file,
+                                  on_event=self.display.dbt_event)
         except CsrwhError:
             self.guard.check()  # dbt reports an interrupt as "could not run"
             raise
@@ -607,7 +762,7 @@ class _Build:
         result.seconds["dbt"] = time.perf_counter() - step
         failures: list[str] = []
         if not outcome.success:
-            failures.extend(outcome.failures or ["dbt build failed (see target/logs/dbt.log)"])
+            failures.extend(outcome.failures or [f"dbt build failed (see {outcome.log_file})"])
 
         if not failures and published_state is not None:
             marts = _volumes(published_state, _read_state(work, mart_tables, full=False), mart_tables,

@@ -130,6 +130,9 @@ def build(
         False, "--allow-shrink", help="Publish even if a raw table or mart lost more than 10% of its rows."
     ),
     wait: bool = typer.Option(False, "--wait", help="If another build of this warehouse runs, wait for it."),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="Show dbt's per-node lines as they run (always in the log the summary names)."
+    ),
     data_dir: Optional[Path] = DataDirOpt,
     warehouse: Optional[Path] = WarehouseOpt,
 ) -> None:
@@ -154,14 +157,14 @@ def build(
         drop_corpora=drop_corpus or (),
         allow_shrink=allow_shrink,
         wait=wait,
+        verbose=verbose,
     )
-    timings = ", ".join(f"{k} {v:.1f}s" for k, v in result.seconds.items())
     if result.up_to_date:
-        console.print(f"{target} is up to date ({timings})")
+        console.print(f"{target} is up to date ({result.summary()})")
         return
     for line in result.accepted:
         console.print(f"[yellow]accepted:[/yellow] {line}")
-    console.print(f"[green]Published[/green] {target} (build {result.build_id}; {timings})")
+    console.print(f"[green]Published[/green] {target} (build {result.build_id}; {result.summary()})", soft_wrap=True)
     console.print(f'Query it with: csrwh sql --warehouse {target} "select * from corpus_stats"')
 
 
@@ -228,17 +231,127 @@ def sql(
     run_query(config.resolve_warehouse(warehouse), query, csv=csv, parquet=parquet, max_rows=max_rows)
 
 
+def _stdout() -> Console:
+    """Console for tables on stdout: the terminal's width, or wide enough not to wrap in a pipe."""
+    return Console(width=None if sys.stdout.isatty() else 200)
+
+
 @app.command()
-def export(
-    out: Path = typer.Option(Path("exports"), "--out", help="Folder for the Parquet files."),
+def tables(
+    show_all: bool = typer.Option(
+        False, "--all", help="Also intermediate, staging, seed, raw and bookkeeping tables."
+    ),
     data_dir: Optional[Path] = DataDirOpt,
     warehouse: Optional[Path] = WarehouseOpt,
 ) -> None:
-    """Write every mart to Parquet (one file per mart)."""
-    from csrwh.query import export_marts
+    """List the marts with row counts and one-line descriptions (--all: every table)."""
+    from csrwh import catalog
+    from csrwh.query import connect_read_only
 
-    written = export_marts(config.resolve_warehouse(warehouse), out)
-    console.print(f"[green]Wrote {len(written)} marts[/green] to {out}")
+    with connect_read_only(config.resolve_warehouse(warehouse)) as con:
+        found = catalog.list_tables(con, include_all=show_all)
+    _stdout().print(catalog.tables_view(found))
+    if not show_all:
+        console.print("Columns of a table: csrwh describe TABLE; every table: csrwh tables --all")
+
+
+@app.command()
+def describe(
+    table: str = typer.Argument(..., help="Table name: a mart (turns) or schema.table (staging.stg_…)."),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Show a table's description and its columns with types and descriptions."""
+    from csrwh import catalog
+    from csrwh.query import connect_read_only
+
+    with connect_read_only(config.resolve_warehouse(warehouse)) as con:
+        info, cols = catalog.describe(con, table)
+    _stdout().print(catalog.describe_view(info, cols))
+
+
+@app.command()
+def export(
+    out: Path = typer.Option(Path("exports"), "--out", help="Folder to export into."),
+    output_format: str = typer.Option(
+        "parquet", "--format", help="Conversation records as parquet, jsonl or hf (datasets save_to_disk)."
+    ),
+    corpus: Optional[List[str]] = typer.Option(
+        None, "--corpus", help="Export only this corpus (repeat for several; default: all)."
+    ),
+    trec: bool = typer.Option(False, "--trec", help="Also write CoSRec's qrels and topics as TREC files to <out>/trec."),
+    trec_dir: Optional[Path] = typer.Option(None, "--trec-dir", help="Write the TREC files here instead (implies --trec)."),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Export the conversation records (one per conversation, chat messages) and every mart
+    (Parquet, in <out>/marts/) with a dataset card README.md (Hugging Face conventions)."""
+    from csrwh.export import export as do_export
+
+    result = do_export(
+        config.resolve_warehouse(warehouse),
+        out,
+        output_format=output_format,
+        corpora=corpus or (),
+        trec_dir=trec_dir if trec_dir is not None else (out / "trec" if trec else None),
+    )
+    from rich.markup import escape
+
+    console.print(
+        f"[green]Exported[/green] {result.n_conversations} conversations ({output_format}) and "
+        f"{len(result.marts)} marts to {escape(str(out))}; dataset card {escape(str(result.card))}",
+        soft_wrap=True,
+    )
+    if result.trec_files:
+        console.print(f"TREC qrels and topics: {escape(str(result.trec_files[0].parent))}", soft_wrap=True)
+
+
+@app.command("eval")
+def eval_run(
+    run_file: Path = typer.Argument(..., help="TREC run file: `topic Q0 doc rank score tag` per line."),
+    qrels: str = typer.Option(
+        "all", "--qrels", help="Judgments: search, recommendation, or all (also broken down by kind)."
+    ),
+    measure: Optional[List[str]] = typer.Option(
+        None, "--measure", help="ir_measures name, repeatable (default: nDCG@10, P@5, AP, RR)."
+    ),
+    per_topic: bool = typer.Option(False, "--per-topic", help="Also give every topic's values."),
+    output_format: str = typer.Option("table", "--format", help="table, json or csv (to stdout)."),
+    save: Optional[str] = typer.Option(
+        None, "--save", help="Store the evaluation as NAME in <warehouse stem>.evals.duckdb (dashboard Leaderboard)."
+    ),
+    replace: bool = typer.Option(False, "--replace", help="With --save: overwrite the evaluation saved as NAME."),
+    data_dir: Optional[Path] = DataDirOpt,
+    warehouse: Optional[Path] = WarehouseOpt,
+) -> None:
+    """Evaluate a TREC run against CoSRec's relevance judgments (ir_measures; aggregate as
+    trec_eval: the mean over the judged topics the run answers)."""
+    import json
+
+    from csrwh import evaluate as E
+
+    if output_format not in E.FORMATS:
+        raise CsrwhError(f"unknown --format {output_format!r}", hint=f"use one of {', '.join(E.FORMATS)}", exit_code=2)
+    if replace and save is None:
+        raise CsrwhError("--replace needs --save NAME", hint="csrwh eval RUN --save NAME --replace", exit_code=2)
+    target = config.resolve_warehouse(warehouse)
+    report = E.evaluate_file(target, run_file, qrels, measure or E.DEFAULT_MEASURES)
+    saved = None
+    if save is not None:
+        sidecar = E.sidecar_path(target)
+        E.save_report(report, save, sidecar, replace=replace)
+        saved = f"saved as {save.strip()!r} in {sidecar}"
+    if output_format == "json":
+        print(json.dumps(E.report_dict(report, per_topic), indent=2, ensure_ascii=False, allow_nan=False))
+    elif output_format == "csv":
+        sys.stdout.write(E.report_csv(report, per_topic))
+        console.print(E.AGGREGATION + ".", soft_wrap=True)
+    else:
+        E.print_table(report, per_topic)
+    if saved:
+        from rich.markup import escape
+
+        console.print(f"[green]{escape(saved)}[/green]", soft_wrap=True)
 
 
 @app.command()

@@ -2,14 +2,22 @@
 
 Anonymous tracking is off (DO_NOT_TRACK and send_anonymous_usage_stats), partial parsing is on,
 and the database path reaches the profile through CSRWH_DBT_PATH.
+
+``log_file`` receives what dbt would print (its info, warning and error lines: one per node
+started and finished), whatever the console shows; ``on_event`` sees every dbt event (the build
+counts nodes with it). Both are called from dbt's worker threads.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
@@ -27,10 +35,77 @@ class DbtOutcome:
     # open_vocabulary tests that warned: (test unique_id, vocabulary name, compiled SQL)
     open_vocabulary_warnings: list[tuple[str, str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    # node results by status (success, pass, warn, fail, error, skipped, ...)
+    statuses: Counter[str] = field(default_factory=Counter)
+    log_file: Path | None = None
+
+    def node_summary(self) -> str:
+        """``682 dbt nodes: 680 ok, 2 warn`` (models and seeds built, tests passed = ok)."""
+        ok = self.statuses.get("success", 0) + self.statuses.get("pass", 0)
+        rest = [
+            f"{n} {status}"
+            for status, n in sorted(self.statuses.items())
+            if status not in ("success", "pass")
+        ]
+        return f"{self.n_nodes} dbt nodes: " + ", ".join([f"{ok} ok", *rest])
 
 
-def run_dbt(args: list[str], database: Path, quiet: bool = False) -> DbtOutcome:
-    """Invoke `dbt <args>` in-process on `database`; never raises for failed nodes."""
+def dbt_target_path() -> Path:
+    """dbt's target folder: ``$CSRWH_DBT_TARGET_PATH``, else ``<project>/target``."""
+    return Path(os.environ.get("CSRWH_DBT_TARGET_PATH") or PROJECT_ROOT / "target")
+
+
+#: events dbt's own console filter leaves out at info level
+_NOT_LOGGED = frozenset({"CacheAction", "CacheDumpGraph"})
+
+
+class _NodeLog:
+    """dbt's console lines (info and above), timestamped, one per line, into a file."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._fh = path.open("a", encoding="utf-8", buffering=1)  # line-buffered: tail -f works
+
+    def __call__(self, msg: Any) -> None:
+        info = msg.info
+        if info.level not in ("info", "warn", "error") or info.name in _NOT_LOGGED:
+            return
+        line = f"{time.strftime('%H:%M:%S')}  {info.msg}".rstrip()
+        with self._lock:
+            if not self._fh.closed:
+                self._fh.write(line + "\n")
+
+    def close(self) -> None:
+        with self._lock:
+            self._fh.close()
+
+
+def _guarded(callback: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A callback whose errors never break dbt (interrupts still propagate)."""
+
+    def call(msg: Any) -> None:
+        try:
+            callback(msg)
+        except Exception:  # noqa: BLE001, S110 - progress display only
+            pass
+
+    return call
+
+
+def run_dbt(
+    args: list[str],
+    database: Path,
+    quiet: bool = False,
+    *,
+    log_file: Path | None = None,
+    on_event: Callable[[Any], None] | None = None,
+) -> DbtOutcome:
+    """Invoke `dbt <args>` in-process on `database`; never raises for failed nodes.
+
+    ``quiet`` leaves only dbt's error lines on the console; ``log_file`` gets dbt's console
+    lines (appended); ``on_event`` is called with every dbt event message."""
     os.environ["DO_NOT_TRACK"] = "1"
     os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
     os.environ["CSRWH_DBT_PATH"] = str(database)
@@ -44,25 +119,34 @@ def run_dbt(args: list[str], database: Path, quiet: bool = False) -> DbtOutcome:
         str(PROJECT_ROOT / "profiles"),
     ]
     # CSRWH_DBT_TARGET_PATH lets concurrent builds (e.g. parallel tests) keep apart artefacts.
-    target = Path(os.environ.get("CSRWH_DBT_TARGET_PATH") or PROJECT_ROOT / "target")
+    target = dbt_target_path()
     full_args += ["--target-path", str(target)]
     cli_flags = ["--log-path", str(target / "logs")]
     if quiet:
         cli_flags.append("--quiet")
+    node_log = _NodeLog(log_file) if log_file is not None else None
+    callbacks = [c for c in (node_log, on_event) if c is not None]
     started = time.perf_counter()
-    result = dbtRunner().invoke([*cli_flags, *full_args])
+    try:
+        result = dbtRunner(callbacks=[_guarded(c) for c in callbacks]).invoke(
+            [*cli_flags, *full_args]
+        )
+    finally:
+        if node_log is not None:
+            node_log.close()
     seconds = time.perf_counter() - started
     if result.exception is not None and result.result is None:
         raise CsrwhError(
             f"dbt {args[0]} could not run: {result.exception}",
-            hint="check the dbt project files (dbt_project.yml, models/) and target/logs/dbt.log",
+            hint=f"check the dbt project files (dbt_project.yml, models/) and {log_file or target / 'logs' / 'dbt.log'}",
         )
     release_database(database)
-    outcome = DbtOutcome(success=bool(result.success), seconds=seconds)
+    outcome = DbtOutcome(success=bool(result.success), seconds=seconds, log_file=log_file)
     results = getattr(result.result, "results", None) or []
     for node_result in results:
         outcome.n_nodes += 1
         status = str(getattr(node_result, "status", ""))
+        outcome.statuses[status] += 1
         node = getattr(node_result, "node", None)
         name = getattr(node, "unique_id", "?")
         outcome.timings[name] = float(getattr(node_result, "execution_time", 0.0) or 0.0)

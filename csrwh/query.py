@@ -12,6 +12,7 @@ string literal and table names as identifiers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
@@ -154,12 +155,47 @@ def _string_literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def export_marts(warehouse: Path, out: Path) -> list[Path]:
+def _corpus_filter(con: duckdb.DuckDBPyConnection, name: str, corpora: Sequence[str]) -> str | None:
+    """A SQL predicate keeping the rows of mart ``name`` that belong to ``corpora``: by its
+    ``corpus`` column, else by the ``<corpus>:`` prefix of its global ids (``conversation_id``
+    first, then the first other ``*_id`` column whose every value starts with a corpus of the
+    warehouse), else a report mart named ``<corpus>_...`` is whole or not at all. None when
+    none applies (a report table without corpus or ids, e.g. ``crs_leaderboard``)."""
+    columns = con.execute(
+        "select column_name, data_type from duckdb_columns() where schema_name = ? and table_name = ? "
+        "order by column_index",
+        [MART_SCHEMA, name],
+    ).fetchall()
+    wanted = ", ".join(_string_literal(c) for c in corpora)
+    names = [column for column, _ in columns]
+    if "corpus" in names:
+        return f"corpus in ({wanted})"
+    known = {c for (c,) in con.execute(f"select distinct corpus from {_ident(MART_SCHEMA)}.conversations").fetchall()}
+    ids = [c for c, t in columns if c.endswith("_id") and t == "VARCHAR"]
+    ids.sort(key=lambda c: c != "conversation_id")
+    for column in ids:
+        prefixes = {
+            p
+            for (p,) in con.execute(
+                f"select distinct split_part({_ident(column)}, ':', 1) from {_ident(MART_SCHEMA)}.{_ident(name)} "
+                f"where {_ident(column)} is not null"
+            ).fetchall()
+        }
+        if prefixes and prefixes <= known:
+            return f"split_part({_ident(column)}, ':', 1) in ({wanted})"
+    owner = next((c for c in known if name.startswith(f"{c}_")), None)
+    if owner is not None:
+        return "true" if owner in corpora else "false"
+    return None
+
+
+def export_marts(warehouse: Path, out: Path, corpora: Sequence[str] = ()) -> list[Path]:
     """Write every mart table to `out/<mart>.parquet`.
 
-    The connection may write inside ``out`` only; paths are SQL string literals (quotes
-    doubled) and table names quoted identifiers, so no path or name can change the
-    statement.
+    With ``corpora``, only their rows (see :func:`_corpus_filter`); a mart that cannot be split
+    by corpus, or keeps no row, is not written. The connection may write inside ``out``
+    only; paths are SQL string literals (quotes doubled) and table names quoted identifiers,
+    so no path or name can change the statement.
     """
     out.mkdir(parents=True, exist_ok=True)
     con = connect_locked(warehouse, allowed_directories=(out,))
@@ -169,11 +205,16 @@ def export_marts(warehouse: Path, out: Path) -> list[Path]:
             target = out.resolve() / f"{name}.parquet"
             if target.parent != out.resolve():  # a table name with "/" would leave the folder
                 raise CsrwhError(f"cannot export table {name!r}: its name is not a valid file name")
+            source = f"{_ident(MART_SCHEMA)}.{_ident(name)}"
+            if corpora:
+                where = _corpus_filter(con, name, corpora)
+                if where is None:
+                    continue
+                source = f"(select * from {source} where {where})"
+                if not con.execute(f"select count(*) from {source}").fetchone()[0]:
+                    continue
             try:
-                con.execute(
-                    f"COPY {_ident(MART_SCHEMA)}.{_ident(name)} TO {_string_literal(str(target))} "
-                    "(FORMAT parquet)"
-                )
+                con.execute(f"COPY {source} TO {_string_literal(str(target))} (FORMAT parquet)")
             except duckdb.Error as exc:
                 raise CsrwhError(f"export of {name} to {target} failed: {_one_line(exc)}",
                                  hint=f"check that {out} is writable") from exc

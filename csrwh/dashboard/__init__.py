@@ -50,6 +50,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("ratings.py", "Ratings by aspect", "ratings", ":material/star:"),
     PageSpec("search.py", "ConvSearch behaviour", "search", ":material/travel_explore:"),
     PageSpec("health.py", "Data health", "health", ":material/health_and_safety:"),
+    PageSpec("leaderboard.py", "Leaderboard", "leaderboard", ":material/trophy:"),
 )
 
 

@@ -1,0 +1,436 @@
+"""`csrwh export --format parquet|jsonl|hf [--corpus] [--trec]` on the built sample: Hugging
+Face `datasets` reads every format, JSONL round-trips to the records of `csrwh.load`, the
+dataset card lists every file with its row count and every corpus' licence, and bad input is
+one clear error."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+import csrwh
+from csrwh import api
+from csrwh.config import PROJECT_ROOT
+from csrwh.export import CONVERSATION_COLUMNS, hf_license
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here may reach the network
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+
+def hf_datasets():
+    """The Hugging Face `datasets` package (the `hf` extra); tests that read with it skip without it."""
+    return pytest.importorskip("datasets")
+
+
+FORMATS = ("parquet", "jsonl", "hf")
+DATA_SUFFIXES = (".parquet", ".jsonl", ".arrow", ".txt", ".tsv")
+
+
+def run_cli(*args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DO_NOT_TRACK": "1"}
+    prefix = ["-c", code, *args] if code else ["-m", "csrwh.cli", *args]
+    return subprocess.run(
+        [sys.executable, *prefix], check=False, capture_output=True, text=True, env=env
+    )
+
+
+def assert_one_error(result: subprocess.CompletedProcess[str], code: int, *needles: str) -> None:
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    assert len([line for line in result.stderr.splitlines() if line.startswith("error:")]) == 1
+    for needle in needles:
+        assert needle in result.stderr, (needle, result.stderr)
+
+
+def sql(warehouse: Path, query: str, params: list | None = None) -> list[tuple]:
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        return con.execute(query, params or []).fetchall()
+
+
+@pytest.fixture(scope="module")
+def exports(sample_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The whole sample exported once per format (parquet with the TREC files)."""
+    root = tmp_path_factory.mktemp("exports")
+    out = {}
+    for fmt in FORMATS:
+        if fmt == "hf" and importlib.util.find_spec("datasets") is None:
+            continue  # the hf tests skip
+        extra = ["--trec"] if fmt == "parquet" else []
+        folder = root / fmt
+        result = run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(folder),
+                         "--format", fmt, *extra)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        out[fmt] = folder
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the records, read back
+# ---------------------------------------------------------------------------------------------
+
+
+def test_load_dataset_reads_the_parquet_export(
+    exports: dict[str, Path], sample_warehouse: Path, tmp_path: Path
+) -> None:
+    datasets = hf_datasets()
+    out = exports["parquet"]
+    ds = datasets.load_dataset(
+        "parquet", data_files=str(out / "conversations.parquet"), cache_dir=str(tmp_path)
+    )["train"]
+    ((n,),) = sql(sample_warehouse, "select count(*) from conversations")
+    assert ds.num_rows == n
+    assert ds.column_names == csrwh.load(warehouse=sample_warehouse).columns
+    # the messages of every conversation are its turns in order, roles user / assistant
+    turns: dict[str, list[tuple[str, str]]] = {}
+    for cid, role, text in sql(
+        sample_warehouse,
+        "select conversation_id, role, coalesce(text, '') from turns order by conversation_id, turn_index",
+    ):
+        turns.setdefault(cid, []).append(("user" if role == "user" else "assistant", text))
+    for row in ds:
+        assert [(m["role"], m["content"]) for m in row["messages"]] == turns.get(
+            row["conversation_id"], []
+        )
+    # the card's configs: the default is the records, every mart is one more config
+    default = datasets.load_dataset(str(out), cache_dir=str(tmp_path))["train"]
+    assert default.num_rows == n
+    mart = datasets.load_dataset(str(out), "mart_turns", cache_dir=str(tmp_path))["train"]
+    assert mart.num_rows == sql(sample_warehouse, "select count(*) from turns")[0][0]
+
+
+def test_jsonl_round_trips_to_the_records_of_load(
+    exports: dict[str, Path], sample_warehouse: Path, tmp_path: Path
+) -> None:
+    datasets = hf_datasets()
+    path = exports["jsonl"] / "conversations.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    assert records == csrwh.load(warehouse=sample_warehouse, format="arrow").to_pylist()
+    ds = datasets.load_dataset("json", data_files=str(path), cache_dir=str(tmp_path))["train"]
+    assert ds.num_rows == len(records)
+    assert ds[0]["messages"] == records[0]["messages"]
+
+
+def test_hf_export_is_a_dataset_dict_by_split(
+    exports: dict[str, Path], sample_warehouse: Path
+) -> None:
+    datasets = hf_datasets()
+    loaded = datasets.load_from_disk(str(exports["hf"] / "conversations"))
+    assert set(loaded) == set(api.SPLIT_RATIOS)
+    ids = [cid for (cid,) in sql(sample_warehouse, "select conversation_id from conversations")]
+    expected = Counter(api.split_of(cid) for cid in ids)  # the split rule, in Python
+    for split, ds in loaded.items():
+        assert ds.num_rows == expected[split]
+        assert set(ds["split"]) <= {split}
+        assert all(api.split_of(cid) == split for cid in ds["conversation_id"])
+
+
+# ---------------------------------------------------------------------------------------------
+# the dataset card
+# ---------------------------------------------------------------------------------------------
+
+
+def card_parts(folder: Path) -> tuple[dict, str]:
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    assert text.startswith("---\n")
+    _, front, body = text.split("---\n", 2)
+    return yaml.safe_load(front), body
+
+
+def table_rows(body: str, header: str) -> list[list[str]]:
+    """The cells of the markdown table under the header row ``header``."""
+    lines = body.splitlines()
+    start = lines.index(header) + 2
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]])
+    return rows
+
+
+def count_rows(path: Path) -> int:
+    """Rows of a data file, counted without the exporter's code."""
+    if path.suffix == ".parquet":
+        return pq.ParquetFile(path).metadata.num_rows
+    if path.suffix == ".arrow":
+        with pa.memory_map(str(path)) as source:
+            return pa.ipc.open_stream(source).read_all().num_rows
+    with open(path, encoding="utf-8") as fh:
+        return sum(1 for _ in fh)
+
+
+def hf_id(licence: str) -> str:
+    """The Hugging Face licence id: an SPDX id in lower case, 'other' for free text."""
+    return licence.lower() if re.fullmatch(r"[A-Za-z0-9.+-]+", licence) else "other"
+
+
+def test_licence_ids_follow_hugging_face() -> None:
+    cases = {"Apache-2.0": "apache-2.0", "CDLA-Permissive-2.0": "cdla-permissive-2.0",
+             "CC0-1.0": "cc0-1.0", "see upstream": "other", "": "other", "unknown": "unknown"}  # fmt: skip
+    assert {licence: hf_license(licence) for licence in cases} == cases
+    assert hf_license(None) == "other"
+
+
+def expected_licences(warehouse: Path) -> dict[str, set[str]]:
+    """corpus -> licences: the corpora seed's file; your own corpora's corpus.json (raw) per
+    subset, 'unknown' for a subset without one."""
+    with open(PROJECT_ROOT / "seeds" / "corpora.csv", encoding="utf-8", newline="") as fh:
+        out: dict[str, set[str]] = {}
+        for row in csv.DictReader(fh):
+            out.setdefault(row["corpus"], set()).add(row["licence"])
+    custom = sql(warehouse, "select distinct subset from conversations where corpus = 'custom'")
+    if custom:
+        given = dict(
+            sql(
+                warehouse,
+                "select split_part(source_path, '/', 1), payload ->> '$.licence' from raw.custom__corpora",
+            )
+        )
+        out["custom"] = {given.get(subset) or "unknown" for (subset,) in custom}
+    return out
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_card_lists_every_file_with_its_row_count_and_every_licence(
+    fmt: str, exports: dict[str, Path], sample_warehouse: Path
+) -> None:
+    if fmt not in exports:
+        hf_datasets()  # skips: the hf export needs datasets
+    out = exports[fmt]
+    meta, body = card_parts(out)
+    files = {
+        row[0].strip("`"): int(row[1]) for row in table_rows(body, "| file | rows | content |")
+    }
+    on_disk = {
+        p.relative_to(out).as_posix(): p
+        for p in out.rglob("*")
+        if p.is_file() and p.suffix in DATA_SUFFIXES
+    }
+    assert set(files) == set(on_disk)
+    for rel, path in on_disk.items():
+        assert files[rel] == count_rows(path), rel
+    # front matter: HF fields, and every config's data files exist
+    assert {"license", "pretty_name", "size_categories", "configs", "language"} <= set(meta)
+    for config in meta["configs"]:
+        specs = config["data_files"]
+        paths = [specs] if isinstance(specs, str) else [s["path"] for s in specs]
+        for pattern in paths:
+            assert list(out.glob(pattern)), (config["config_name"], pattern)
+    # every corpus with its licence from the seed, in the body and (as an HF id) in the front matter
+    corpora = [c for (c,) in sql(sample_warehouse, "select distinct corpus from conversations")]
+    licences = expected_licences(sample_warehouse)
+    listed = {
+        row[0]: row
+        for row in table_rows(body, "| corpus | conversations | licence | upstream | citation |")
+    }
+    assert set(listed) == set(corpora)
+    hf_ids = meta["license"] if isinstance(meta["license"], list) else [meta["license"]]
+    for corpus in corpora:
+        for licence in licences[corpus]:
+            assert licence in listed[corpus][2]
+            assert hf_id(licence) in hf_ids
+        assert listed[corpus][4], f"{corpus} has no citation line"
+    # provenance: the build id and the sha256 of every input file
+    ((build_id,),) = sql(sample_warehouse, "select build_id from build_info")
+    assert build_id in body
+    for (digest,) in sql(sample_warehouse, "select file_sha256 from raw.ingest_files"):
+        assert digest in body
+    # every column of the records is described
+    described = {
+        row[0].strip("`"): row[2] for row in table_rows(body, "| column | type | description |")
+    }
+    columns = csrwh.load(warehouse=sample_warehouse).columns
+    assert set(columns) <= set(described)
+    assert all(described[c] for c in columns)
+    assert set(CONVERSATION_COLUMNS) == set(columns)
+
+
+def test_trec_files_hold_the_judgments_and_evaluate_back(
+    exports: dict[str, Path], sample_warehouse: Path, tmp_path: Path
+) -> None:
+    trec = exports["parquet"] / "trec"
+    lines = {kind: (trec / f"qrels.{kind}.txt").read_text(encoding="utf-8").splitlines()
+             for kind in ("search", "recommendation", "all")}  # fmt: skip
+    judged = sql(
+        sample_warehouse, "select judgment_kind, topic_id, doc_id, grade from relevance_judgments"
+    )
+    assert sorted(lines["all"]) == sorted(f"{t} 0 {d} {g}" for _, t, d, g in judged)
+    for kind in ("search", "recommendation"):
+        assert sorted(lines[kind]) == sorted(f"{t} 0 {d} {g}" for k, t, d, g in judged if k == kind)
+    assert not any('"' in line or "'" in line for line in lines["all"])  # ids unquoted
+    topics = [
+        line.split("\t")[0]
+        for line in (trec / "topics.tsv").read_text(encoding="utf-8").splitlines()
+    ]
+    assert sorted(topics) == sorted({t for _, t, _, _ in judged})
+    # a run built from the exported qrels alone is perfect for csrwh eval
+    by_topic: dict[str, list[tuple[str, int]]] = {}
+    for line in lines["all"]:
+        topic, _, doc, grade = line.split()
+        by_topic.setdefault(topic, []).append((doc, int(grade)))
+    run = tmp_path / "from_qrels.run"
+    run.write_text(
+        "".join(
+            f"{t} Q0 {d} {i + 1} {100 - i} x\n"
+            for t, docs in by_topic.items()
+            for i, (d, _) in enumerate(sorted(docs, key=lambda x: (-x[1], x[0])))
+        ),
+        encoding="utf-8",
+    )
+    result = run_cli("eval", str(run), "--warehouse", str(sample_warehouse), "--format", "json",
+                     "--measure", "nDCG@10")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    for item in json.loads(result.stdout)["results"]:
+        assert item["aggregate"]["nDCG@10"] == pytest.approx(1.0) and item["n_topics_missing"] == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# --corpus
+# ---------------------------------------------------------------------------------------------
+
+
+def test_corpus_filter_keeps_only_those_corpora(sample_warehouse: Path, tmp_path: Path) -> None:
+    out = tmp_path / "two"
+    wanted = {"crsarena", "recoreact"}
+    result = run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(out),
+                     "--corpus", "crsarena", "--corpus", "recoreact")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    records = pq.read_table(out / "conversations.parquet")
+    assert set(records["corpus"].to_pylist()) == wanted
+    ((n,),) = sql(
+        sample_warehouse,
+        "select count(*) from conversations where corpus in ('crsarena', 'recoreact')",
+    )
+    assert records.num_rows == n
+    for path in (out / "marts").glob("*.parquet"):
+        table = pq.read_table(path)
+        if "corpus" in table.column_names:
+            assert set(table["corpus"].to_pylist()) <= wanted, path.name
+        if "conversation_id" in table.column_names:
+            assert {c.split(":")[0] for c in table["conversation_id"].to_pylist() if c} <= wanted
+    votes = pq.read_table(out / "marts" / "votes.parquet")  # split by its global ids
+    assert votes.num_rows == sql(sample_warehouse, "select count(*) from votes")[0][0]
+    assert not (out / "marts" / "relevance_judgments.parquet").exists()  # CoSRec only
+    _, body = card_parts(out)
+    listed = table_rows(body, "| corpus | conversations | licence | upstream | citation |")
+    assert {row[0] for row in listed} == wanted
+    assert "Marts left out by `--corpus`" in body and "`relevance_judgments`" in body
+
+
+# ---------------------------------------------------------------------------------------------
+# errors and the export folder
+# ---------------------------------------------------------------------------------------------
+
+
+def test_missing_warehouse_unknown_corpus_and_format(
+    sample_warehouse: Path, tmp_path: Path
+) -> None:
+    out = str(tmp_path / "x")
+    absent = run_cli("export", "--warehouse", str(tmp_path / "absent.duckdb"), "--out", out)
+    assert_one_error(absent, 1, "does not exist", "make demo")
+    unknown = run_cli(
+        "export", "--warehouse", str(sample_warehouse), "--out", out, "--corpus", "nope"
+    )
+    assert_one_error(
+        unknown, 1, "corpus 'nope' is not in the warehouse", "it holds: convsearch, cosrec"
+    )
+    bad = run_cli("export", "--warehouse", str(sample_warehouse), "--out", out, "--format", "csv")
+    assert_one_error(bad, 2, "unknown export format 'csv'")
+    trec = run_cli("export", "--warehouse", str(sample_warehouse), "--out", out,
+                   "--corpus", "crsarena", "--trec")  # fmt: skip
+    assert_one_error(trec, 1, "cosrec is not among the exported corpora")
+    assert not Path(out).exists()  # nothing written on bad input
+    Path(out).write_text("a file", encoding="utf-8")
+    taken = run_cli("export", "--warehouse", str(sample_warehouse), "--out", out)
+    assert_one_error(taken, 1, f"export folder {out} is a file")
+
+
+def test_hf_without_datasets_says_how_to_install(sample_warehouse: Path, tmp_path: Path) -> None:
+    code = (
+        "import sys; sys.modules['datasets'] = None; sys.argv = ['csrwh'] + sys.argv[1:]; "
+        "from csrwh.cli import main; main()"
+    )
+    result = run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(tmp_path / "hf"),
+                     "--format", "hf", code=code)  # fmt: skip
+    assert_one_error(result, 1, "pip install 'csrwh[hf]'")
+
+
+def test_export_folder_is_refused_unless_empty_or_an_earlier_export(
+    sample_warehouse: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me", encoding="utf-8")
+    args = [
+        "export",
+        "--warehouse",
+        str(sample_warehouse),
+        "--out",
+        str(out),
+        "--corpus",
+        "crsarena",
+    ]
+    assert_one_error(run_cli(*args), 1, f"export folder {out} is not empty")
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]  # untouched
+
+    fresh = tmp_path / "fresh"
+    assert run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(fresh),
+                   "--corpus", "cosrec", "--trec").returncode == 0  # fmt: skip
+    again = run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(fresh),
+                    "--corpus", "crsarena", "--format", "jsonl")  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    # the earlier export's files are gone: exactly the new manifest's files remain
+    manifest = json.loads((fresh / ".csrwh-export.json").read_text(encoding="utf-8"))
+    present = sorted(
+        p.relative_to(fresh).as_posix()
+        for p in fresh.rglob("*")
+        if p.is_file() and p.name != ".csrwh-export.json"
+    )
+    assert present == manifest["files"]
+    assert not (fresh / "conversations.parquet").exists() and not (fresh / "trec").exists()
+    assert not (fresh / "marts" / "relevance_judgments.parquet").exists()
+
+    (fresh / ".csrwh-export.json").write_text("{not json", encoding="utf-8")
+    broken = run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(fresh))
+    assert_one_error(broken, 1, f"{fresh / '.csrwh-export.json'}: not a csrwh export manifest")
+
+
+def test_readme_export_example_works_on_the_sample(sample_warehouse: Path, tmp_path: Path) -> None:
+    hf_datasets()  # the example exports --format hf and reads with datasets
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Export for other tools\n", 1)[1].split("\n## ", 1)[0]
+    env = {**os.environ, "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "HF_HOME": str(tmp_path / "hf_home")}  # fmt: skip
+    bash = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    bash = bash.replace("warehouse/demo.duckdb", str(sample_warehouse))
+    bash = bash.replace(".venv/bin/csrwh", f"{sys.executable} -m csrwh.cli")
+    result = subprocess.run(["bash", "-c", "set -euo pipefail\n" + bash], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, check=False)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    records = (
+        (tmp_path / "exports/arena/conversations.jsonl").read_text(encoding="utf-8").splitlines()
+    )
+    assert records and {json.loads(r)["corpus"] for r in records} == {"crsarena"}
+    python = section.split("```python\n", 1)[1].split("```", 1)[0]
+    code = python + "\nprint(ds.num_rows, turns.num_rows, sorted(splits))\n"
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, check=False)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    ((n,),) = sql(sample_warehouse, "select count(*) from conversations")
+    ((n_turns,),) = sql(sample_warehouse, "select count(*) from turns")
+    assert result.stdout.split()[:2] == [str(n), str(n_turns)]
+    assert "['test', 'train', 'validation']" in result.stdout
