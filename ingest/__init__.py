@@ -11,7 +11,7 @@ Public API::
 the bookkeeping tables are specified in docs/ARCHITECTURE.md; what each corpus lands is
 declared in ``ingest/<corpus>.py`` and the machinery is ``ingest/loader.py``.
 
-Behaviour in one paragraph: all fifteen raw tables and ``raw.rejected_records``,
+Behaviour in one paragraph: every raw table and ``raw.rejected_records``,
 ``raw.ingest_files`` and ``raw.ingest_runs`` are created if missing; files whose sha256 and
 size match ``raw.ingest_files`` are skipped; changed files are replaced and vanished files
 removed, all in one transaction; bad records go to ``raw.rejected_records`` and the rest of
@@ -84,7 +84,7 @@ def run_ingest(
         looked = ", ".join(f"{c.folder}/" for c in scope)
         raise CsrwhError(f"no corpus found in {data_dir} (looked for {looked})", hint=NO_DATA_HINT)
     for c in scope:
-        if c not in present:
+        if c not in present and not c.optional:
             console.print(
                 f"[yellow]corpus {c.name} is missing[/yellow] (no folder {escape(str(data_dir / c.folder))}): "
                 f"{escape(c.absent_hint)}"

@@ -3,7 +3,7 @@
 Corpus modules (``ingest/cosrec.py`` ...) only *declare* their files as :class:`FileSpec`
 rows (glob pattern -> raw table, record format, record key). Everything else lives here:
 
-* **schema** -- the fifteen ``raw.<corpus>__<entity>`` tables and the three bookkeeping
+* **schema** -- the ``raw.<corpus>__<entity>`` tables (one per file spec of every corpus) and the three bookkeeping
   tables (``rejected_records``, ``ingest_files``, ``ingest_runs``) are always created, with
   exactly the columns of docs/ARCHITECTURE.md;
 * **discovery** -- files under each corpus folder are matched against the declared patterns
@@ -35,7 +35,9 @@ rows (glob pattern -> raw table, record format, record key). Everything else liv
     quote that would swallow the following records rejects its own line only.
 
 * **rejects** -- every bad record goes to ``raw.rejected_records`` verbatim (``raw_bytes``)
-  with a lossy UTF-8 ``raw_text`` and an error text; the rest of its file still lands. A file
+  with a lossy UTF-8 ``raw_text`` and an error text; the rest of its file still lands. A
+  :class:`FileSpec` may add a record ``check`` (see :class:`CheckContext`): a parsed record
+  for which it returns a reason is rejected the same way, with that reason as its error. A file
   whose name is not valid UTF-8 is one reject (``source_path`` shows the bad bytes as
   ``\\xNN``). A full disk is a CsrwhError saying "No space left on device" (a failing
   ROLLBACK never hides the original error).
@@ -124,15 +126,38 @@ class RecordKey:
         return {"single_key": "the single key", "relative_path": "path without .json"}[self.kind]
 
 
+@dataclass
+class CheckContext:
+    """What a :attr:`FileSpec.check` sees besides the record: where it is, and ``state``, one
+    dict per corpus and run shared by every checked file of the corpus. Checked files are read
+    in file order (discovery order), so e.g. the first occurrence of an id can win."""
+
+    source_path: str  #: relative to the corpus folder
+    line_number: int | None  #: 1-based (JSONL, CSV, qrels); None for JSON arrays and files
+    record_index: int | None  #: 0-based position in the file
+    state: dict
+
+
+#: ``check(record, context) -> reason | None``: ``record`` is the parsed payload of a record
+#: that passed the reader (for JSON formats an object); a reason (one line) rejects it
+RecordCheck = Callable[[object, CheckContext], "str | None"]
+
+
 @dataclass(frozen=True)
 class FileSpec:
     """One declared family of files: glob ``pattern`` (relative to the corpus folder,
-    ``*`` within a path segment, ``**`` any number of segments) -> ``table`` in ``raw``."""
+    ``*`` within a path segment, ``**`` any number of segments) -> ``table`` in ``raw``.
+
+    ``check`` (optional) judges each well-formed record (see :data:`RecordCheck`); a record it
+    gives a reason for goes to ``raw.rejected_records`` verbatim with that reason. Because a
+    check may relate records across files (``CheckContext.state``), a change to one checked
+    file of a corpus re-reads all of them."""
 
     pattern: str
     table: str
     format: Format
     key: RecordKey
+    check: RecordCheck | None = None
 
     def matches(self, rel_path: str) -> bool:
         return _glob_regex(self.pattern).match(rel_path) is not None
@@ -147,6 +172,8 @@ class CorpusSpec:
     files: tuple[FileSpec, ...]
     absent_hint: str
     description: str = ""
+    #: an optional corpus (``custom``): its absence is normal, neither missing nor reported
+    optional: bool = False
 
     @classmethod
     def from_module(cls, module) -> CorpusSpec:
@@ -157,6 +184,7 @@ class CorpusSpec:
             files=tuple(module.FILES),
             absent_hint=module.ABSENT_HINT,
             description=doc[0] if doc else "",
+            optional=getattr(module, "OPTIONAL", False),
         )
 
     @property
@@ -514,6 +542,7 @@ def read_lines(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
         payload = "t"
         source_text = "NULL"
         key = _key_expr_json("t", spec.key, f.rel)
+    keep_raw = " OR true" if spec.check is not None else ""  # a checked record may be rejected
     sql = f"""
         WITH d AS (SELECT ln, b, try(decode(b)) AS t0 FROM _csrwh_lines),
         s AS (SELECT ln, b, CASE WHEN ends_with(t0, chr(13)) THEN left(t0, -1) ELSE t0 END AS t FROM d),
@@ -528,7 +557,7 @@ def read_lines(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
                CASE WHEN error IS NULL THEN {payload} END AS payload,
                CASE WHEN error IS NULL THEN {source_text} END AS source_text,
                error,
-               CASE WHEN error IS NOT NULL THEN b END AS raw_bytes,
+               CASE WHEN error IS NOT NULL{keep_raw} THEN b END AS raw_bytes,
                ln = {n_lines} AS at_eof
         FROM c ORDER BY record_index
     """
@@ -914,6 +943,7 @@ def read_json_files(ctx: _Ctx, files: Sequence[SourceFile], datas: Sequence[byte
     error = _json_error_expr("t", key).replace(
         "WHEN NOT json_valid", f"WHEN ltrim(t, {_WS}) = '' THEN 'empty file' WHEN NOT json_valid", 1
     )
+    keep_raw = " OR true" if files[0].spec.check is not None else ""
     sql = f"""
         WITH d AS (SELECT source_path, file_sha256, b, try(decode(b)) AS t0 FROM _csrwh_files),
         s AS (
@@ -928,7 +958,7 @@ def read_json_files(ctx: _Ctx, files: Sequence[SourceFile], datas: Sequence[byte
                CASE WHEN error IS NULL THEN {key_sql} END AS record_key,
                CASE WHEN error IS NULL THEN t END AS payload,
                NULL::VARCHAR AS source_text, error,
-               CASE WHEN error IS NOT NULL THEN b END AS raw_bytes,
+               CASE WHEN error IS NOT NULL{keep_raw} THEN b END AS raw_bytes,
                true AS at_eof
         FROM c
     """
@@ -1055,6 +1085,45 @@ def read_csv(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
     _rows_to_stage(ctx, rows)
 
 
+def _apply_check(stage: pa.Table, check: RecordCheck, state: dict) -> pa.Table:
+    """Run a FileSpec's ``check`` over the staged good records (in stage order); a record it
+    gives a reason for becomes a reject: error = the reason, raw_bytes = its verbatim bytes
+    (kept by the reader, else its source text or payload), nothing of it lands."""
+    errors = stage.column("error").to_pylist()
+    payloads = stage.column("payload").to_pylist()
+    paths = stage.column("source_path").to_pylist()
+    lines = stage.column("line_number").to_pylist()
+    indexes = stage.column("record_index").to_pylist()
+    new_errors = list(errors)
+    for i, (error, payload) in enumerate(zip(errors, payloads)):
+        if error is not None or payload is None:
+            continue
+        try:
+            record = json.loads(payload)
+        except RecursionError:
+            reason = "JSON nested too deeply to check (more than ~1000 levels)"
+        except ValueError as exc:
+            reason = f"record could not be checked: {exc}"
+        else:
+            reason = check(record, CheckContext(paths[i], lines[i], indexes[i], state))
+        if reason:
+            new_errors[i] = " ".join(str(reason).split())  # one line
+    rejected = pa.array([new is not None and old is None for new, old in zip(new_errors, errors)])
+    text = pc.coalesce(stage.column("source_text"), stage.column("payload"))
+    raw = pc.coalesce(stage.column("raw_bytes"), pc.cast(text, pa.large_binary()))
+    is_error = pa.array([e is not None for e in new_errors])
+    columns = {
+        "error": pa.array(new_errors, pa.string()),
+        "raw_bytes": pc.if_else(is_error, raw, pa.nulls(len(raw), pa.large_binary())),
+    }
+    for name in ("record_key", "payload", "source_text"):
+        col = stage.column(name)
+        columns[name] = pc.if_else(rejected, pa.nulls(len(col), col.type), col)
+    for name, col in columns.items():
+        stage = stage.set_column(stage.schema.get_field_index(name), name, col)
+    return stage
+
+
 # --------------------------------------------------------------------------------------
 # Reject messages (computed in Python for the few rejected records only)
 # --------------------------------------------------------------------------------------
@@ -1179,9 +1248,14 @@ class Ingestor:
         self.started_at = _utcnow()
         self.batch_id = new_batch_id(self.started_at)
         self.summary = IngestSummary(batch_id=self.batch_id)
+        #: corpus name -> the CheckContext.state of its checked files in this run
+        self._check_states: dict[str, dict] = {}
         for c in self.scope:
-            self.summary.per_corpus[c.name] = CorpusStats()
-        self.summary.missing_corpora = [c.name for c in self.scope if c not in self.present]
+            if c in self.present or not c.optional:
+                self.summary.per_corpus[c.name] = CorpusStats()
+        self.summary.missing_corpora = [
+            c.name for c in self.scope if c not in self.present and not c.optional
+        ]
         try:
             row = con.execute(
                 "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
@@ -1209,16 +1283,22 @@ class Ingestor:
                 [names],
             ).fetchall()
         }
-        to_load: list[SourceFile] = []
-        seen: set[tuple[str, str]] = set()
-        for f in found:
-            k = (f.corpus.name, f.rel)
-            seen.add(k)
-            if manifest.get(k) == (f.spec.table, f.sha256, f.size):
-                self.summary.per_corpus[f.corpus.name].files_unchanged += 1
-            else:
-                to_load.append(f)
+        changed = [
+            manifest.get((f.corpus.name, f.rel)) != (f.spec.table, f.sha256, f.size) for f in found
+        ]
+        seen = {(f.corpus.name, f.rel) for f in found}
         gone = [(c, t, p) for (c, p), (t, _, _) in manifest.items() if (c, p) not in seen]
+        # a record check may relate records across files (CheckContext.state): when one checked
+        # file of a corpus changed or vanished, all its checked files are read again, in order
+        checked = {(c.name, s.table) for c in self.scope for s in c.files if s.check is not None}
+        recheck = {f.corpus.name for f, ch in zip(found, changed) if ch and f.spec.check}
+        recheck |= {c for c, t, _ in gone if (c, t) in checked}
+        to_load: list[SourceFile] = []
+        for f, ch in zip(found, changed):
+            if ch or (f.corpus.name in recheck and f.spec.check is not None):
+                to_load.append(f)
+            else:
+                self.summary.per_corpus[f.corpus.name].files_unchanged += 1
         return to_load, gone
 
     def _warn(self, line: str) -> None:
@@ -1398,6 +1478,9 @@ class Ingestor:
                     read_csv(ctx, first, datas[0])
                 else:
                     read_lines(ctx, first, datas[0])
+                if spec.check is not None and not first.name_error:
+                    state = self._check_states.setdefault(corpus.name, {})
+                    ctx.stage = _apply_check(ctx.stage, spec.check, state)
             del datas
             with self._t("insert"):
                 self.con.register(STAGE, ctx.stage)
@@ -1482,12 +1565,14 @@ __all__ = [
     "BOM",
     "BOOKKEEPING",
     "RAW_COLUMNS",
+    "CheckContext",
     "CorpusSpec",
     "CorpusStats",
     "FileSpec",
     "Format",
     "IngestSummary",
     "Ingestor",
+    "RecordCheck",
     "RecordKey",
     "discover",
     "ensure_schema",

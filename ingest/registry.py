@@ -1,12 +1,13 @@
-"""The five corpora the warehouse knows, in a fixed order, and lookups by name or folder."""
+"""The corpora the warehouse knows -- the five public ones and ``custom`` (your own, in the
+generic format of docs/ADDING_A_CORPUS.md) -- in a fixed order, and lookups by name or folder."""
 
 from __future__ import annotations
 
-from ingest import convsearch, cosrec, crsarena, recllmsim, recoreact
+from ingest import convsearch, cosrec, crsarena, custom, recllmsim, recoreact
 from ingest.loader import CorpusSpec
 
 CORPORA: tuple[CorpusSpec, ...] = tuple(
-    CorpusSpec.from_module(m) for m in (cosrec, crsarena, convsearch, recllmsim, recoreact)
+    CorpusSpec.from_module(m) for m in (cosrec, crsarena, convsearch, recllmsim, recoreact, custom)
 )
 
 _BY_NAME = {c.name: c for c in CORPORA} | {c.folder: c for c in CORPORA}
@@ -22,5 +23,5 @@ def get(name: str) -> CorpusSpec:
 
 
 def raw_tables() -> list[str]:
-    """All fifteen raw table names (without the ``raw.`` schema)."""
+    """Every raw table name (without the ``raw.`` schema)."""
     return [t for c in CORPORA for t in c.tables]

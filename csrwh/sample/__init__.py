@@ -1,4 +1,5 @@
-"""Format-faithful synthetic files for the five corpora, in their upstream layouts.
+"""Format-faithful synthetic files for the five corpora, in their upstream layouts, and two
+small corpora of your own in the generic ``custom`` format (docs/ADDING_A_CORPUS.md).
 
 ``generate(out)`` writes ``out/<corpus folder>/...`` exactly as the upstream repositories
 lay their files out, so that ``csrwh ingest --data-dir out`` works on it like on real
@@ -18,7 +19,7 @@ import json
 from pathlib import Path
 
 from csrwh.errors import CsrwhError
-from csrwh.sample import convsearch, cosrec, crsarena, recllmsim, recoreact
+from csrwh.sample import convsearch, cosrec, crsarena, custom, recllmsim, recoreact
 
 __all__ = ["CORPORA", "generate"]
 
@@ -28,6 +29,7 @@ _MODULES = {
     convsearch.FOLDER: convsearch,
     recllmsim.FOLDER: recllmsim,
     recoreact.FOLDER: recoreact,
+    custom.FOLDER: custom,
 }
 
 #: corpus folder names, in the order ``generate`` writes them
@@ -72,7 +74,7 @@ def generate(
     """Write synthetic corpora into ``out``; return ``{corpus folder: number of files written}``.
 
     ``corpora`` selects folders (``cosrec``, ``crsarena-dial``, ``convsearch``,
-    ``recllmsim``, ``recoreact``; default all). ``scale`` (>= 1) multiplies volumes.
+    ``recllmsim``, ``recoreact``, ``custom``; default all). ``scale`` (>= 1) multiplies volumes.
     """
     if int(scale) < 1:
         raise CsrwhError(f"scale must be >= 1, got {scale}")

@@ -17,7 +17,7 @@ from csrwh.errors import CsrwhError
 from csrwh.sample import generate
 from csrwh.validate import gate
 
-CORPORA = {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact"}
+CORPORA = {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact", "custom"}
 
 
 @pytest.fixture(scope="module")

@@ -50,7 +50,7 @@ def test_load_returns_every_conversation_once_in_chat_shape(sample_warehouse: Pa
         assert len(row["turn_annotations"]) == len(row["messages"]) == conversations[row["conversation_id"]]
         assert row["split"] == api.split_of(row["conversation_id"])
     assert {m["role"] for ms in frame["messages"].to_list() for m in ms} == {"user", "assistant"}
-    assert set(frame["corpus"]) == {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact"}
+    assert set(frame["corpus"]) == {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact", "custom"}
 
 
 def test_load_filters_and_formats(sample_warehouse: Path) -> None:

@@ -79,7 +79,7 @@ def test_conversation_quality_on_the_sample(sample_warehouse: Path) -> None:
         ratings = con.execute("""select conversation_id, aspect, rater_id, value from ratings
                                  where corpus = 'cosrec' and turn_index is null""").fetchall()
         corpora = {r[0] for r in con.execute("select distinct corpus from conversation_quality").fetchall()}
-    assert corpora == {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact"}
+    assert corpora == {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact", "custom"}
     by: dict[tuple[str, str], list[tuple[str, float]]] = {}
     for conversation, aspect, rater, value in ratings:
         by.setdefault((conversation, aspect), []).append((rater, value))

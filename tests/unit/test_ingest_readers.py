@@ -497,3 +497,94 @@ def test_formats_cover_every_declared_file():
     assert formats == set(Format)
     keys = {spec.key.kind for c in registry.CORPORA for spec in c.files}
     assert keys == {RecordKey.single_key().kind, RecordKey.field("x").kind, RecordKey.relative_path().kind}
+
+
+# ----------------------------------------------------------------- FileSpec(check=...): the hook
+
+
+def _toy_corpus(check):
+    from ingest.loader import CorpusSpec, FileSpec
+
+    return CorpusSpec(
+        name="toy",
+        folder="toy",
+        files=(
+            FileSpec("*.jsonl", "toy__lines", Format.JSONL, RecordKey.field("id"), check=check),
+            FileSpec("*.csv", "toy__rows", Format.CSV, RecordKey.field("id"), check=check),
+            FileSpec("*.json", "toy__docs", Format.JSON_ARRAY, RecordKey.field("id"), check=check),
+            FileSpec("*.qrels", "toy__qrels", Format.QRELS, RecordKey.field("topic_id")),
+        ),
+        absent_hint="",
+    )
+
+
+def _ingest_toy(data_dir: Path, con, corpus):
+    from ingest.loader import Ingestor
+
+    tables = corpus.tables
+    return Ingestor(con, data_dir, [corpus], [corpus], tables).run()
+
+
+def test_a_record_check_rejects_verbatim_with_its_reason_and_shares_state_across_files(
+    tmp_path, duck, write_file
+):
+    """A FileSpec's check sees each parsed good record with its file, line and one state per
+    corpus (files in order); a reason rejects the record verbatim like any reject, the rest of
+    the file lands; specs without a check are not touched."""
+    seen: list[tuple[str, int | None, int | None]] = []
+
+    def check(record, context):
+        seen.append((context.source_path, context.line_number, context.record_index))
+        keys = context.state.setdefault("keys", {})
+        first = keys.setdefault(record.get("id"), context.source_path)
+        if record.get("bad"):
+            return f"bad is set\n  to {record['bad']}"  # a multi-line reason becomes one line
+        if first != context.source_path:
+            return f"id {record['id']} already in {first}"
+        return None
+
+    corpus = _toy_corpus(check)
+    root = tmp_path / "toy"
+    lines = '{"id": "1"}\r\n{"id": "2", "bad": "x"}\r\nnot json\r\n{"id": "3"}\r\n'
+    write_file(root, "a.jsonl", lines)
+    write_file(root, "b.csv", 'id,bad\n4,\n"1",\n5,"y\nz"\n')
+    write_file(root, "c.json", '[{"id": "6"},\n {"id": "4"}]')
+    write_file(root, "d.qrels", "t1 0 d1 1\n")
+    s = _ingest_toy(tmp_path, duck, corpus)
+    assert (s.records_loaded, s.records_rejected) == (5, 5)
+    assert seen == [
+        ("a.jsonl", 1, 0), ("a.jsonl", 2, 1), ("a.jsonl", 4, 3),
+        ("b.csv", 2, 0), ("b.csv", 3, 1), ("b.csv", 4, 2),
+        ("c.json", None, 0), ("c.json", None, 1),
+    ]  # fmt: skip
+    assert rows(duck, "toy__lines", "line_number, record_key, payload::VARCHAR") == [
+        (1, "1", '{"id": "1"}'),
+        (4, "3", '{"id": "3"}'),
+    ]
+    assert rows(duck, "toy__rows", "line_number, record_key") == [(2, "4")]
+    assert rows(duck, "toy__docs", "record_index, record_key") == [(0, "6")]
+    assert rows(duck, "toy__qrels", "record_key") == [("t1",)]
+    assert rejects(duck, "source_path, record_index, line_number, error, raw_bytes") == [
+        ("a.jsonl", 1, 2, "bad is set to x", b'{"id": "2", "bad": "x"}\r'),
+        ("a.jsonl", 2, 3, "broken JSON: Expecting value: line 1 column 1 (char 0)", b"not json\r"),
+        ("b.csv", 1, 3, "id 1 already in a.jsonl", b'"1",'),
+        ("b.csv", 2, 4, "bad is set to y z", b'5,"y\nz"'),
+        ("c.json", 1, None, "id 4 already in b.csv", b'{"id": "4"}'),
+    ]
+    files = duck.execute(
+        "SELECT source_path, n_records, n_rejected FROM raw.ingest_files ORDER BY 1"
+    ).fetchall()
+    assert files == [("a.jsonl", 2, 2), ("b.csv", 1, 2), ("c.json", 1, 1), ("d.qrels", 1, 0)]
+
+    # one checked file changes: every checked file of the corpus is read again (in order, with a
+    # fresh state), so cross-file verdicts stay right; the unchecked qrels file is not re-read
+    seen.clear()
+    write_file(root, "a.jsonl", '{"id": "3"}\n')
+    s = _ingest_toy(tmp_path, duck, corpus)
+    assert (s.files_loaded, s.files_unchanged) == (3, 1)
+    assert [p for p, _, _ in seen] == ["a.jsonl", "b.csv", "b.csv", "b.csv", "c.json", "c.json"]
+    assert rows(duck, "toy__rows", "line_number, record_key") == [(2, "4"), (3, "1")]
+    assert [r[:3] for r in rejects(duck, "source_path, line_number, error")] == [
+        ("b.csv", 4, "bad is set to y z"),
+        ("c.json", None, "id 4 already in b.csv"),
+    ]

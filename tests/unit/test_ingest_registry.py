@@ -10,11 +10,13 @@ from ingest import registry, run_ingest
 from ingest.loader import FileSpec, Format, RecordKey, _glob_regex, discover
 
 
-def test_five_corpora_fifteen_tables():
-    assert registry.names() == ["cosrec", "crsarena", "convsearch", "recllmsim", "recoreact"]
-    assert [c.folder for c in registry.CORPORA] == ["cosrec", "crsarena-dial", "convsearch", "recllmsim", "recoreact"]
+def test_six_corpora_seventeen_tables():
+    assert registry.names() == ["cosrec", "crsarena", "convsearch", "recllmsim", "recoreact", "custom"]
+    assert [c.folder for c in registry.CORPORA] == [
+        "cosrec", "crsarena-dial", "convsearch", "recllmsim", "recoreact", "custom"
+    ]
     tables = registry.raw_tables()
-    assert len(tables) == len(set(tables)) == 15
+    assert len(tables) == len(set(tables)) == 17
     for c in registry.CORPORA:
         assert all(t.startswith(c.name + "__") for t in c.tables)
 

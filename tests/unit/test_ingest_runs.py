@@ -60,7 +60,7 @@ def test_all_tables_exist_with_the_contract_columns(tmp_path, duck, write_file):
     quiet(tmp_path, duck)
     tables = {r[0] for r in duck.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'raw'").fetchall()}
-    assert len(architecture_tables()) == 15
+    assert len(architecture_tables()) == 17
     assert tables == set(architecture_tables()) | {"rejected_records", "ingest_files", "ingest_runs"}
     for t in architecture_tables():
         cols = duck.execute(f"DESCRIBE raw.{t}").fetchall()
@@ -89,10 +89,11 @@ def test_every_raw_table_of_a_full_sample_is_filled(tmp_path, duck, write_file):
     assert s.missing_corpora == []
     assert (s.files_loaded, s.records_rejected) == (14, 1)
     for t in registry.raw_tables():
-        if t not in ("cosrec__intent_annotations", "cosrec__intents", "cosrec__keywords", "cosrec__profiles"):
+        if t not in ("cosrec__intent_annotations", "cosrec__intents", "cosrec__keywords", "cosrec__profiles",
+                     "custom__conversations", "custom__corpora"):  # custom is optional
             assert duck.execute(f"SELECT count(*) FROM raw.{t}").fetchone()[0] > 0, t
     runs = duck.execute("SELECT batch_id, files_loaded, records_loaded, records_rejected, status, corpora FROM raw.ingest_runs").fetchall()
-    assert runs == [(s.batch_id, 14, s.records_loaded, 1, "ok", "cosrec,crsarena,convsearch,recllmsim,recoreact")]
+    assert runs == [(s.batch_id, 14, s.records_loaded, 1, "ok", "cosrec,crsarena,convsearch,recllmsim,recoreact,custom")]
 
 
 # ----------------------------------------------------------------------------- idempotence

@@ -747,7 +747,7 @@ def _failed(report) -> set[str]:
 
 def test_clean_warehouse_passes_every_expectation(warehouse: Path) -> None:
     report = _run(warehouse)
-    assert len(report.suites) == 34
+    assert len(report.suites) == 36
     problems = [o.message() for o in report.outcomes if not o.success]
     assert problems == []
     # every expectation produced an observed value (the DuckDB fetch fix is in effect)
@@ -1272,6 +1272,20 @@ CORRUPTIONS = [
         "quality_by_length",
         "update main.quality_by_length set n_ratings = n_ratings + 1",
         "ratings_match_ratings_mart",
+    ),
+    (
+        "custom-unknown-role",
+        "raw.custom__conversations",
+        "insert into raw.custom__conversations values ('b', 'custom', 'mine/a.jsonl', 0, 1, 'c1', "
+        "'{\"id\": \"c1\", \"messages\": [{\"role\": \"bot\", \"text\": \"hi\"}]}', null, repeat('a', 64), now())",
+        "messages_have_documented_shape",
+    ),
+    (
+        "custom-corpus-rater-kind",
+        "raw.custom__corpora",
+        "insert into raw.custom__corpora values ('b', 'custom', 'mine/corpus.json', 0, null, 'mine/corpus', "
+        "'{\"rater_kind\": \"boss\"}', null, repeat('a', 64), now())",
+        "corpus_has_documented_shape",
     ),
 ]
 

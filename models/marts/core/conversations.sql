@@ -10,6 +10,7 @@ unioned as (
             ref('int_convsearch__conversations_conformed'),
             ref('int_recllmsim__conversations_conformed'),
             ref('int_recoreact__conversations_conformed'),
+            ref('int_custom__conversations_conformed'),
         ],
         columns=[
             'conversation_id', 'corpus', 'subset', 'source_conversation_id', 'domain_or_task',

@@ -8,6 +8,7 @@ unioned as (
             ref('int_cosrec__intents_conformed'),
             ref('int_convsearch__intents_conformed'),
             ref('int_recllmsim__intents_conformed'),
+            ref('int_custom__intents_conformed'),
         ],
         columns=[
             'conversation_id', 'turn_index', 'annotator', 'label_scheme', 'raw_label',

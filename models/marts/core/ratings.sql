@@ -1,4 +1,4 @@
-{#- One row per rating (long format), placed on its scale from the rating_scales seed. -#}
+{#- One row per rating (long format), placed on its scale from the rating_scales seed (custom corpora: their corpus.json). -#}
 
 with
 
@@ -10,6 +10,7 @@ unioned as (
             ref('int_convsearch__ratings_conformed'),
             ref('int_recllmsim__ratings_conformed'),
             ref('int_recoreact__ratings_conformed'),
+            ref('int_custom__ratings_conformed'),
         ],
         columns=[
             'conversation_id', 'turn_index', 'item_id', 'rater_kind', 'rater_id', 'aspect', 'value',
@@ -19,13 +20,24 @@ unioned as (
 ),
 
 rating_scales as (
-    select * from {{ ref('rating_scales') }}
+    select corpus as scale_key, aspect, scale_min, scale_max, higher_is_better
+    from {{ ref('rating_scales') }}
+    union all
+    -- custom corpora declare their own scales (custom/<name>/corpus.json), per corpus name
+    select scale_key, aspect, scale_min, scale_max, higher_is_better
+    from {{ ref('int_custom__rating_scales') }}
 ),
 
 with_corpus as (
     select
         *,
-        {{ dbt.split_part("conversation_id", "':'", 1) }} as corpus
+        {{ dbt.split_part("conversation_id", "':'", 1) }} as corpus,
+        -- the scale's key: the corpus, or 'custom:<name>' (the custom id up to its first '/')
+        case
+            when {{ dbt.split_part("conversation_id", "':'", 1) }} = 'custom'
+                then {{ dbt.split_part("conversation_id", "'/'", 1) }}
+            else {{ dbt.split_part("conversation_id", "':'", 1) }}
+        end as scale_key
     from unioned
 ),
 
@@ -52,7 +64,7 @@ final as (
         rating_scales.higher_is_better
     from with_corpus
     left join rating_scales
-        on with_corpus.corpus = rating_scales.corpus
+        on with_corpus.scale_key = rating_scales.scale_key
         and with_corpus.aspect = rating_scales.aspect
 )
 

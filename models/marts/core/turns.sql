@@ -14,6 +14,7 @@ unioned as (
             ref('int_convsearch__turns_conformed'),
             ref('int_recllmsim__turns_conformed'),
             ref('int_recoreact__turns_conformed'),
+            ref('int_custom__turns_conformed'),
         ],
         columns=[
             'conversation_id', 'turn_index', 'role', 'text', 'text_translation',

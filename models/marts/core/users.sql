@@ -10,6 +10,7 @@ unioned as (
             ref('int_convsearch__users_conformed'),
             ref('int_recllmsim__users_conformed'),
             ref('int_recoreact__users_conformed'),
+            ref('int_custom__users_conformed'),
         ],
         columns=[
             'user_id', 'corpus', 'source_user_id', 'subset', 'profile_text', 'keywords', 'attributes',

@@ -1,0 +1,65 @@
+{#-
+    The user and assistant messages of the custom conversations that reach the marts, with
+    their turn_index: the position among those messages (system messages are no turns; they
+    stay in conversations.source_attributes).
+-#}
+
+with
+
+conversations as (
+
+    select * from {{ ref('int_custom__conversations') }}
+
+),
+
+messages as (
+
+    select * from {{ ref('stg_custom__messages') }}
+
+),
+
+turn_messages as (
+
+    select
+        conversations.conversation_id,
+        conversations.corpus_name,
+        conversations.source_user_id,
+        conversations.rater_kind,
+        conversations.label_source,
+        messages.role,
+        messages.message_text,
+        messages.labels,
+        messages.rating,
+        messages.message_index
+    from messages
+    inner join conversations
+        on messages.source_path = conversations.source_path
+        and messages.record_index = conversations.record_index
+    where messages.role in ('user', 'assistant')
+
+),
+
+final as (
+
+    select
+        -- ids
+        conversation_id,
+        source_user_id,
+        -- strings
+        corpus_name,
+        -- the conformed roles: the assistant is the system side
+        case role when 'user' then 'user' when 'assistant' then 'system' end as role,
+        message_text,
+        rater_kind,
+        label_source,
+        labels,
+        rating,
+        -- numerics
+        cast(row_number() over (partition by conversation_id order by message_index) - 1 as integer)
+            as turn_index,
+        message_index
+    from turn_messages
+
+)
+
+select * from final

@@ -1,0 +1,31 @@
+{#- One row per custom/<name>/corpus.json: the corpus-wide defaults a custom corpus declares. -#}
+
+with
+
+source as (
+
+    select * from {{ source('raw', 'custom__corpora') }}
+
+),
+
+renamed as (
+
+    select
+        ----------  ids
+        split_part(source_path, '/', 1) as corpus_name,
+
+        ----------  strings
+        payload ->> '$.language' as language,
+        payload ->> '$.domain' as domain,
+        payload ->> '$.rater_kind' as rater_kind,
+        payload ->> '$.label_source' as label_source,
+        source_path,
+
+        ----------  timestamps
+        ingested_at
+
+    from source
+
+)
+
+select * from renamed

@@ -1,0 +1,45 @@
+{#- One row per aspect of a custom corpus.json's `rating_scales` object. -#}
+
+with
+
+source as (
+
+    select * from {{ source('raw', 'custom__corpora') }}
+
+),
+
+unnested as (
+
+    select
+        source.source_path,
+        scales.entry.key as aspect,
+        scales.entry.value as scale
+    from source
+    cross join
+        unnest({{ parse_json_object_entries("source.payload -> '$.rating_scales'") }})
+        as scales (entry)
+
+),
+
+renamed as (
+
+    select
+        ----------  ids
+        split_part(source_path, '/', 1) as corpus_name,
+
+        ----------  strings
+        aspect,
+
+        ----------  numerics
+        try_cast(scale ->> '$.min' as double) as scale_min,
+        try_cast(scale ->> '$.max' as double) as scale_max,
+
+        ----------  booleans
+        -- NULL when not given (int_custom__rating_scales defaults it to true)
+        try_cast(scale ->> '$.higher_is_better' as boolean) as higher_is_better
+
+    from unnested
+
+)
+
+select * from renamed

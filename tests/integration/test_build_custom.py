@@ -1,0 +1,547 @@
+"""`csrwh build` on your own corpora in the generic custom format (docs/ADDING_A_CORPUS.md).
+
+The input is what the docs show -- the copy-paste examples of docs/ADDING_A_CORPUS.md and of
+the README's "Your own corpus" section, parsed from their ``cat > ... <<'EOF'`` blocks -- plus
+an ``edge`` corpus with the format's corners (system message mid-conversation, labels on an
+assistant message, unknown keys, a null rating, a user in two subsets, Chinese text, a rating
+aspect without a scale). Every mart row is checked against an independent reading of those
+files; the checks this corpus type adds are seen failing on corrupted copies; a custom folder
+with bad lines is refused like any rejects and publishes with ``allow_rejects``, its bad lines
+kept in raw.rejected_records; and the generated sample's custom corpora land line for line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from csrwh.build import EXIT_REFUSED, build
+from csrwh.config import PROJECT_ROOT
+from csrwh.dbt_runner import run_dbt
+from csrwh.errors import CsrwhError
+from csrwh.validate import gate, validate
+
+HEREDOC = re.compile(
+    r"^cat > data/raw/(?P<path>\S+) <<'EOF'\n(?P<body>.*?)^EOF$", re.MULTILINE | re.DOTALL
+)
+#: top-level keys the format models in a column of their own (everything else: source_attributes)
+MODELLED = {"id", "subset", "task", "user_id", "system_id", "ratings", "messages"}
+MESSAGE_MODELLED = {"role", "text", "labels", "rating"}
+
+EDGE = [
+    {
+        "id": "e1",
+        "subset": "pilot",
+        "user_id": "u1",
+        "messages": [
+            {"role": "user", "text": "Where to eat?", "labels": ["ask"], "typing_ms": 1200},
+            {"role": "system", "text": "Be brief.", "labels": ["ignored"]},
+            {
+                "role": "assistant",
+                "text": "The market hall.",
+                "labels": ["suggest"],
+                "rating": None,
+            },
+            {"role": "user", "text": "Open late?"},
+            {"role": "assistant", "text": "Until ten.", "rating": 4},
+        ],
+        "ratings": {"fun": 3, "unrated": None},
+        "extra_key": {"kept": True},
+    },
+    {
+        "id": "e2",
+        "user_id": "u1",
+        "task": "dining",
+        "messages": [
+            {"role": "user", "text": "推荐一家北京的餐厅"},
+            {"role": "assistant", "text": "可以试试四季民福。"},
+        ],
+        "metadata": {"source": "pilot interviews", "n": [1, 2]},
+    },
+]
+
+
+def documented_examples() -> dict[str, str]:
+    """File path under the data folder -> text, from the docs' copy-paste examples."""
+    guide = (PROJECT_ROOT / "docs" / "ADDING_A_CORPUS.md").read_text("utf-8")
+    readme = (PROJECT_ROOT / "README.md").read_text("utf-8")
+    section = readme[readme.index("## Your own corpus") :]
+    section = section[: section.index("\n## ", 1)]
+    files = {}
+    for text in (guide[: guide.index("## Route 2")], section):
+        files |= {m["path"]: m["body"] for m in HEREDOC.finditer(text)}
+    return files
+
+
+def write_custom_data(data: Path) -> None:
+    files = documented_examples()
+    assert (
+        any(p.endswith("corpus.json") for p in files)
+        and sum(p.endswith(".jsonl") for p in files) >= 2
+    )
+    files["custom/edge/edge.jsonl"] = "".join(
+        json.dumps(r, ensure_ascii=False) + "\n" for r in EDGE
+    )
+    for rel, text in files.items():
+        (data / rel).parent.mkdir(parents=True, exist_ok=True)
+        (data / rel).write_text(text, encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- the oracle
+
+
+def rated(value: float, scale: dict | None, rater_kind: str, rater_id: str | None) -> tuple:
+    """A ratings row's (value, rater_kind, rater_id, scale_min, scale_max, value_normalized)."""
+    lo, hi = (scale["min"], scale["max"]) if scale else (None, None)
+    normalized = (value - lo) / (hi - lo) if scale else None
+    return (float(value), rater_kind, rater_id, lo, hi, normalized)
+
+
+def expected_marts(data: Path) -> dict[str, object]:
+    """The custom rows every mart should hold, read from the files without the project's SQL."""
+    corpora = {
+        p.parent.name: json.loads(p.read_text("utf-8")) for p in data.glob("custom/*/corpus.json")
+    }
+    out: dict[str, dict] = {
+        k: {} for k in ("conversations", "turns", "intents", "ratings", "users")
+    }
+    user_subsets: dict[str, set[str]] = {}
+    for path in sorted(data.glob("custom/*/*.jsonl")):
+        name = path.parent.name
+        corpus = corpora.get(name, {})
+        scales = corpus.get("rating_scales", {})
+        rater_kind = corpus.get("rater_kind", "author")
+        lines = [t for t in path.read_text("utf-8").split("\n") if t.strip()]
+        for index, text in enumerate(lines):
+            record = json.loads(text)
+            cid = f"custom:{name}/{record['id']}"
+            subset = f"{name}/{record['subset']}" if record.get("subset") else name
+            user = f"custom:{name}/{record['user_id']}" if record.get("user_id") else None
+            if user:
+                user_subsets.setdefault(user, set()).add(subset)
+            rater_id = user if rater_kind == "user" else None
+
+            extras = []
+            turn_index = 0
+            roles = []
+            for k, message in enumerate(record["messages"]):
+                if message["role"] not in ("user", "assistant"):
+                    extras.append({"message_index": k, "message": message})
+                    continue
+                rest = {key: v for key, v in message.items() if key not in MESSAGE_MODELLED}
+                if rest:
+                    extras.append({"message_index": k, "message": rest})
+                role = "user" if message["role"] == "user" else "system"
+                roles.append(role)
+                out["turns"][(cid, turn_index)] = (role, message["text"], str(k))
+                for label in message.get("labels", []):
+                    out["intents"].setdefault((cid, turn_index), []).append(
+                        (f"custom:{name}", label, "author", corpus.get("label_source"), "unmapped")
+                    )
+                if message.get("rating") is not None:
+                    out["ratings"][(cid, turn_index, "message_rating")] = rated(
+                        message["rating"], scales.get("message_rating"), rater_kind, rater_id
+                    )
+                turn_index += 1
+            for aspect, value in (record.get("ratings") or {}).items():
+                if value is not None:
+                    out["ratings"][(cid, None, aspect)] = rated(
+                        value, scales.get(aspect), rater_kind, rater_id
+                    )
+            attributes = {k: v for k, v in record.items() if k not in MODELLED}
+            if extras:
+                attributes["messages"] = extras
+            out["conversations"][cid] = {
+                "subset": subset,
+                "source_conversation_id": f"{name}/{record['id']}",
+                "domain_or_task": record.get("task", corpus.get("domain")),
+                "task_type": record.get("task"),
+                "user_id": user,
+                "system_id": record.get("system_id"),
+                "n_user_turns": roles.count("user"),
+                "n_system_turns": roles.count("system"),
+                "source_path": f"{name}/{path.name}",
+                "source_record_index": index,
+                "source_attributes": attributes or None,
+            }
+    out["users"] = {u: (next(iter(s)) if len(s) == 1 else None) for u, s in user_subsets.items()}
+    return out
+
+
+def rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
+    cursor = con.execute(sql)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, r)) for r in cursor.fetchall()]
+
+
+# --------------------------------------------------------------------------- builds
+
+
+def custom_gate(database: Path, build_id: str) -> list[str]:
+    """`csrwh build`'s gate, less one failure this data cannot avoid: with no corpus that
+    yields agreement rows (custom labels and ratings have one annotator / rater each),
+    annotator_agreement is an empty pandas frame whose text columns DuckDB types as NULL, and
+    the mart suite's column-type contract fails. That is the model's bug, not the custom
+    corpus' (it hits any build without CoSRec's crowd labels); the test checks it is the only
+    failure left out, and on an empty mart."""
+    failures = gate(database, build_id)
+    with duckdb.connect(str(database), read_only=True) as con:
+        empty = con.execute("select count(*) from annotator_agreement").fetchone()[0] == 0
+    skipped = "annotator_agreement › column_types_match_contract"
+    return [f for f in failures if not (empty and skipped in f)]
+
+
+@pytest.fixture(scope="module")
+def custom_build(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("custom_build")
+    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
+    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
+    data = root / "data"
+    write_custom_data(data)
+    warehouse = root / "warehouse" / "custom.duckdb"
+    try:
+        result = build(data, warehouse, gates=[custom_gate])  # what `csrwh build` runs
+        yield data, warehouse, result
+    finally:
+        if saved is None:
+            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
+        else:
+            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
+
+
+def test_a_data_folder_with_only_custom_corpora_builds_and_publishes(custom_build) -> None:
+    _, warehouse, result = custom_build
+    assert result.published and result.records_rejected == 0
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        assert con.execute("select distinct corpus from conversations").fetchall() == [("custom",)]
+        failed = con.execute(
+            "select suite, expectation from dq_results where severity = 'critical' and not success"
+        )
+        assert failed.fetchall() in ([], [("annotator_agreement", "column_types_match_contract")])
+
+
+def test_every_mart_row_matches_the_files(custom_build) -> None:
+    data, warehouse, _ = custom_build
+    want = expected_marts(data)
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        conversations = {
+            r.pop("conversation_id"): r
+            | {"source_attributes": json.loads(r["source_attributes"] or "null")}
+            for r in rows(
+                con,
+                "select conversation_id, subset, source_conversation_id, domain_or_task, task_type, user_id, "
+                "system_id, n_user_turns, n_system_turns, source_path, source_record_index, source_attributes "
+                "from conversations",
+            )
+        }
+        assert conversations == want["conversations"]
+        turns = {
+            (r["conversation_id"], r["turn_index"]): (r["role"], r["text"], r["source_turn_id"])
+            for r in rows(con, "select * from turns")
+        }
+        assert turns == want["turns"]
+        intents: dict[tuple, list] = {}
+        for r in rows(con, "select * from intents order by all"):
+            intents.setdefault((r["conversation_id"], r["turn_index"]), []).append(
+                (r["label_scheme"], r["raw_label"], r["annotator"], r["source"], r["intent_family"])
+            )
+        assert {k: sorted(v) for k, v in intents.items()} == {
+            k: sorted(v) for k, v in want["intents"].items()
+        }
+        ratings = {
+            (r["conversation_id"], r["turn_index"], r["aspect"]): (
+                r["value"],
+                r["rater_kind"],
+                r["rater_id"],
+                r["scale_min"],
+                r["scale_max"],
+                r["value_normalized"],
+            )
+            for r in rows(con, "select * from ratings")
+        }
+        assert ratings == want["ratings"]
+        assert con.execute(
+            "select count(*) from ratings where raw_value is not null"
+        ).fetchall() == [(0,)]
+        users = {r["user_id"]: r["subset"] for r in rows(con, "select * from users")}
+        assert users == want["users"]
+        stats = {
+            (r["corpus"], r["subset"]): (r["n_conversations"], r["n_turns"])
+            for r in rows(con, "select * from corpus_stats")
+        }
+        counted: dict[tuple, list[int]] = {}
+        for c in want["conversations"].values():
+            n = counted.setdefault(("custom", c["subset"]), [0, 0])
+            n[0] += 1
+            n[1] += c["n_user_turns"] + c["n_system_turns"]
+        assert stats == {k: tuple(v) for k, v in counted.items()}
+        languages = dict(
+            con.execute("select source_conversation_id, language from conversations").fetchall()
+        )
+        assert languages["edge/e2"] == "zh" and languages["edge/e1"] == "en"
+
+
+def test_load_returns_custom_conversations_with_chat_roles(custom_build) -> None:
+    import csrwh
+
+    data, warehouse, _ = custom_build
+    want = expected_marts(data)
+    frame = csrwh.load("custom", warehouse=warehouse)
+    assert sorted(frame["conversation_id"].to_list()) == sorted(want["conversations"])
+    for row in frame.iter_rows(named=True):
+        c = want["conversations"][row["conversation_id"]]
+        assert [m["role"] for m in row["messages"]].count("assistant") == c["n_system_turns"]
+        assert {m["role"] for m in row["messages"]} <= {"user", "assistant"}
+
+
+def test_unknown_keys_and_unscaled_aspects_are_listed_not_blocking(custom_build) -> None:
+    _, _, result = custom_build
+    text = "\n".join(result.novelties)
+    assert (
+        "$.extra_key.kept" in text
+        and "$.messages[].typing_ms" in text
+        and "edge/edge.jsonl" in text
+    )
+    assert "custom rating aspect without a scale" in text and "'custom:edge' / 'fun'" in text
+    assert "'custom:edge' / 'message_rating'" in text
+    assert "'unrated'" not in text  # a null rating is no rating
+    # nothing else warns: the documented examples declare every scale and know no other key
+    assert len(result.novelties) == 4
+    assert [w for w in result.dbt.warnings if "int_custom__ratings_conformed" not in w] == []
+
+
+# --------------------------------------------------------------------------- the checks, failing
+
+
+def test_custom_dbt_tests_fail_on_corrupted_copies(custom_build, tmp_path: Path) -> None:
+    _, warehouse, _ = custom_build
+    selection = [
+        "int_custom__conversations",
+        "int_custom__conversations_conformed",
+        "int_custom__turns_conformed",
+        "int_custom__rating_scales",
+        "source:raw.custom__conversations",
+        "source:raw.custom__corpora",
+    ]
+    clean = run_dbt(["test", "--select", *selection], warehouse, quiet=True)
+    assert clean.success, clean.failures
+    corrupted = tmp_path / "corrupted.duckdb"
+    shutil.copy2(warehouse, corrupted)
+    with duckdb.connect(str(corrupted)) as con:
+        # a repeated id and a record without one: what ingest rejects, had it got through
+        con.execute(
+            "insert into intermediate.int_custom__conversations select * replace "
+            "(null as conversation_id) from intermediate.int_custom__conversations limit 1"
+        )
+        for table in (
+            "int_custom__conversations",
+            "int_custom__conversations_conformed",
+            "int_custom__turns_conformed",
+            "int_custom__rating_scales",
+        ):
+            con.execute(
+                f"insert into intermediate.{table} select * from intermediate.{table} limit 1"
+            )
+        for table in ("custom__conversations", "custom__corpora"):
+            con.execute(
+                f"update raw.{table} set payload = null where rowid = (select min(rowid) from raw.{table})"
+            )
+    outcome = run_dbt(["test", "--select", *selection], corrupted, quiet=True)
+    failed = " ".join(outcome.failures)
+    assert not outcome.success
+    assert "not_null_int_custom__conversations_conversation_id" in failed
+    assert "unique_int_custom__conversations_conversation_id" in failed
+    assert "unique_int_custom__conversations_conformed_conversation_id" in failed
+    assert "unique_combination_int_custom__turns_conformed" in failed
+    assert "unique_combination_int_custom__rating_scales" in failed
+    assert "not_null_columns_raw_custom__conversations" in failed
+    assert "not_null_columns_raw_custom__corpora" in failed
+
+
+def test_mart_suites_fail_on_corrupted_custom_rows(custom_build, tmp_path: Path) -> None:
+    _, warehouse, _ = custom_build
+    corrupted = tmp_path / "marts.duckdb"
+    shutil.copy2(warehouse, corrupted)
+    with duckdb.connect(str(corrupted)) as con:
+        # a conversation lost, another one's turn count off its raw messages, a scale changed
+        lost, miscounted = con.execute(
+            "select min(conversation_id), max(conversation_id) from main.conversations"
+        ).fetchone()
+        con.execute("delete from main.conversations where conversation_id = ?", [lost])
+        con.execute(
+            "update main.conversations set n_turns = n_turns + 1 where conversation_id = ?",
+            [miscounted],
+        )
+        con.execute(
+            "update main.ratings set scale_max = scale_max + 1 where rowid = "
+            "(select min(rowid) from main.ratings where scale_max is not null)"
+        )
+    report = validate(
+        corrupted,
+        run_id="test",
+        suites=["conversations", "ratings"],
+        data_docs_dir=None,
+        record=False,
+    )
+    found = {o.expectation: o.offending_rows for o in report.outcomes if not o.success}
+    assert found["one_conversation_per_ingested_record"][0]["corpus"] == "custom"
+    assert [
+        (r["conversation_id"], r["n_turns"] - r["raw_turns"])
+        for r in found["turn_counts_match_raw"]
+    ] == [(miscounted, 1)]
+    assert found["aspect_has_scale"][0]["corpus"] == "custom"
+
+
+def test_raw_suite_fails_on_a_corrupted_copy_naming_file_and_line(
+    custom_build, tmp_path: Path
+) -> None:
+    """Ingest rejects what these checks look for (the unit tests show it), so they are safety
+    nets: here raw is written directly, as a loader regression or a hand edit would."""
+    _, warehouse, _ = custom_build
+    corrupted = tmp_path / "copied.duckdb"
+    shutil.copy2(warehouse, corrupted)
+    with duckdb.connect(str(corrupted)) as con:
+        path, line = con.execute(
+            "select source_path, line_number from raw.custom__conversations where source_path like 'edge/%' "
+            "order by line_number limit 1"
+        ).fetchone()
+        con.execute(
+            'update raw.custom__conversations set payload = replace(payload::varchar, \'"role": "assistant"\', '
+            '\'"role": "bot"\')::json where source_path = ? and line_number = ?',
+            [path, line],
+        )
+        con.execute(
+            "insert into raw.custom__conversations select * replace (record_index + 100 as record_index, "
+            "line_number + 100 as line_number) from raw.custom__conversations where source_path = ? and line_number = ?",
+            [path, line],
+        )
+        con.execute(
+            "insert into raw.custom__conversations select * replace (record_index + 200 as record_index, "
+            'line_number + 200 as line_number, json_merge_patch(payload, \'{"id": " "}\') as payload) '
+            "from raw.custom__conversations where source_path = ? and line_number = ?",
+            [path, line + 1],
+        )
+    report = validate(
+        corrupted,
+        run_id="test",
+        suites=["raw.custom__conversations"],
+        data_docs_dir=None,
+        record=False,
+    )
+    found = {o.expectation: o.offending_rows for o in report.outcomes if not o.success}
+    roles = found.pop("messages_have_documented_shape")
+    assert {(r["source_path"], r["line_number"]) for r in roles} == {
+        (path, line),
+        (path, line + 100),
+    }
+    assert all("unknown role 'bot'" in r["problem"] for r in roles)
+    assert [r["occurrences"] for r in found.pop("id_unique_within_corpus")] == [
+        f"{path} line {line}, {path} line {line + 100}"
+    ]
+    assert [
+        (r["source_path"], r["line_number"], r["problem"])
+        for r in found.pop("conversation_has_documented_shape")
+    ] == [(path, line + 201, "id is empty or blank")]
+    assert found == {}
+
+
+def test_a_custom_folder_with_bad_lines_is_refused_then_publishes_with_allow_rejects(
+    custom_build, tmp_path: Path
+) -> None:
+    """Bad lines are rejects like any corpus' (csrwh/build.py's rules, unchanged): a first build
+    holding rejects is refused unless allow_rejects; with it the build publishes, the good
+    lines of the same file land and the bad ones wait verbatim in raw.rejected_records."""
+    data, _, _ = custom_build
+    bad_data = tmp_path / "bad"
+    shutil.copytree(data, bad_data)
+    first = (bad_data / "custom/edge/edge.jsonl").read_text("utf-8").splitlines()[0]
+    bad_lines = [
+        '{"id": "b1", "messages": [',  # 1: broken JSON
+        '{"id": "b2", "messages": [{"role": "bot", "text": "beep"}]}',  # 2: unknown role
+        '{"id": "b3"}',  # 3: no messages
+        first,  # 4: e1 again
+        '{"id": "b5", "messages": [{"role": "user", "text": "A good line lands."}]}',  # 5
+    ]
+    (bad_data / "custom/edge/more.jsonl").write_text("\n".join(bad_lines) + "\n", encoding="utf-8")
+    warehouse = tmp_path / "warehouse" / "custom.duckdb"  # a first build: no published file
+
+    with pytest.raises(CsrwhError, match="4 rejected record") as refused:
+        build(bad_data, warehouse, gates=[custom_gate])
+    assert refused.value.exit_code == EXIT_REFUSED and "--allow-rejects" in str(refused.value)
+    assert not warehouse.exists()
+
+    result = build(bad_data, warehouse, gates=[custom_gate], allow_rejects=True)
+    assert result.published and result.records_rejected == 4
+    accepted = (
+        "4 rejected record(s) the published warehouse did not have, in custom:edge/more.jsonl"
+    )
+    assert [a for a in result.accepted if "rejected" in a] == [
+        f"{accepted} (accepted: --allow-rejects)"
+    ]
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        rejected = con.execute(
+            "select corpus, source_path, line_number, error, raw_text from raw.rejected_records "
+            "order by line_number"
+        ).fetchall()
+        built = dict(
+            con.execute(
+                "select source_conversation_id, source_path || ' line ' || (source_record_index + 1) "
+                "from conversations where corpus = 'custom' and source_conversation_id like 'edge/%'"
+            ).fetchall()
+        )
+        failed = con.execute(
+            "select suite, expectation from dq_results where severity = 'critical' and not success"
+        ).fetchall()
+    assert [r[:3] for r in rejected] == [("custom", "edge/more.jsonl", n) for n in (1, 2, 3, 4)]
+    assert [r[4] for r in rejected] == bad_lines[:4]  # verbatim
+    errors = [r[3] for r in rejected]
+    assert errors[0].startswith("broken JSON")
+    assert errors[1:] == [
+        "message 0 has an unknown role 'bot' (expected user, assistant, system)",
+        "messages is missing",
+        (
+            'id "e1" is used twice in corpus edge: first at edge/edge.jsonl line 1, which lands '
+            "(an id names one conversation within its corpus, across its files)"
+        ),
+    ]
+    assert built == {
+        "edge/e1": "edge/edge.jsonl line 1",
+        "edge/e2": "edge/edge.jsonl line 2",
+        "edge/b5": "edge/more.jsonl line 5",
+    }
+    # nothing fails, but the empty annotator_agreement's types (see custom_gate)
+    assert set(failed) <= {("annotator_agreement", "column_types_match_contract")}
+
+
+# --------------------------------------------------------------------------- the sample
+
+
+def test_the_samples_custom_corpora_land_line_for_line(sample_warehouse: Path) -> None:
+    from csrwh.sample import custom
+
+    folder = sample_warehouse.parent.parent / "data" / custom.FOLDER
+    lines = {
+        f"{p.parent.name}/{p.name}": [json.loads(t) for t in p.read_text("utf-8").splitlines()]
+        for p in folder.glob("*/*.jsonl")
+    }
+    assert lines
+    with duckdb.connect(str(sample_warehouse), read_only=True) as con:
+        built = {
+            (r["source_path"], r["source_record_index"]): r
+            for r in rows(con, "select * from conversations where corpus = 'custom'")
+        }
+        scaled = con.execute(
+            "select count(*), count(value_normalized) from ratings where corpus = 'custom'"
+        ).fetchone()
+    assert set(built) == {(path, i) for path, records in lines.items() for i in range(len(records))}
+    for (path, i), row in built.items():
+        record = lines[path][i]
+        assert row["source_conversation_id"] == f"{path.split('/')[0]}/{record['id']}"
+        assert row["n_turns"] == sum(m["role"] != "system" for m in record["messages"])
+    assert scaled[0] > 0 and scaled[0] == scaled[1]  # every sample rating is on a declared scale
