@@ -1,0 +1,87 @@
+"""The README's "From Python" and "What a table or column means" examples, run as written on
+the generated sample (its demo warehouse path swapped for the sample's). The eval, export and
+custom-corpus examples are run by their own tests (test_eval_cli, test_export_formats,
+test_build_custom)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from csrwh.config import PROJECT_ROOT
+
+DEMO = "warehouse/demo.duckdb"
+
+
+def _section(heading: str) -> str:
+    text = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(rf"^#+ {re.escape(heading)}\n(.*?)(?=^#+ )", text, re.MULTILINE | re.DOTALL)
+    assert match, f"README has no section {heading!r}"
+    return match.group(1)
+
+
+def _blocks(section: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", section, re.DOTALL)
+
+
+def test_from_python_example_runs(sample_warehouse: Path) -> None:
+    (code,) = _blocks(_section("From Python"), "python")
+    assert DEMO in code
+    namespace: dict = {}
+    exec(compile(code.replace(DEMO, str(sample_warehouse)), "README.md", "exec"), namespace)  # noqa: S102 -- the README example, on purpose
+    row = namespace["row"]
+    assert namespace["train"]["split"].unique().to_list() == ["train"]
+    assert {m["role"] for m in row["messages"]} <= {"user", "assistant"}
+    assert len(row["turn_annotations"]) == len(row["messages"])
+
+
+def _commands(block: str) -> list[list[str]]:
+    """The block's `.venv/bin/csrwh` commands (continuation lines joined, comments dropped)."""
+    joined = re.sub(r"\\\n\s*", " ", block)
+    out = []
+    for line in joined.splitlines():
+        line = line.split("  #", 1)[0].strip()
+        if line.startswith(".venv/bin/csrwh "):
+            out.append(shlex.split(line))
+    return out
+
+
+def test_schema_discovery_examples_run(sample_warehouse: Path) -> None:
+    (block,) = _blocks(_section("What a table or column means"), "bash")
+    commands = _commands(block)
+    assert [c[1] for c in commands] == ["tables", "describe", "sql"]
+    csrwh = Path(sys.executable).with_name("csrwh")
+    outputs = []
+    for command in commands:
+        args = [str(sample_warehouse) if a == DEMO else a for a in command[1:]]
+        proc = subprocess.run(
+            [str(csrwh), *args],
+            capture_output=True,
+            text=True,
+            cwd=PROJECT_ROOT,
+            check=False,
+            env=dict(os.environ, DO_NOT_TRACK="1", COLUMNS="200"),
+        )
+        assert proc.returncode == 0, (command, proc.stderr)
+        outputs.append(proc.stdout)
+    tables, describe, sql = outputs
+    assert "conversations" in tables and "turns" in tables
+    assert "n_words" in describe
+    # every `votes` column is printed with its description (persist_docs), none empty
+    assert "Global vote id" in sql
+    assert not re.search(r"│ \w+ +│ (NULL)? +│", sql), sql  # no column without a description
+
+
+def test_commands_parser_sees_continuations() -> None:
+    block = '.venv/bin/csrwh sql --warehouse w \\\n    "select 1"   # comment\nmake docs\n'
+    assert _commands(block) == [[".venv/bin/csrwh", "sql", "--warehouse", "w", "select 1"]]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    pytest.main([__file__])
