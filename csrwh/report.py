@@ -5,8 +5,9 @@ in git, no outputs). :func:`build_report` executes them headless with nbclient i
 ``python3`` kernel of this interpreter, passing the warehouse through ``CSRWH_WAREHOUSE``,
 and writes
 
-* ``<out_dir>/statistics.html`` -- one self-contained page: tables as HTML, plots as
-  base64 PNG, no script or style loaded from anywhere (it renders offline); a small inline
+* ``<out_dir>/statistics.html`` -- one self-contained page: the notebooks' markdown and
+  outputs (no code), written by :func:`_export_body`; tables as HTML, plots as base64 PNG,
+  no script or style loaded from anywhere (it renders offline); a small inline
   script sets ``data-report-status="ok"`` on ``<body>`` once the page and its images loaded
   without a script error (a headless browser check reads it);
 * ``<out_dir>/tables/*.csv`` -- the key tables, written by the notebooks through
@@ -15,8 +16,9 @@ and writes
   ``<span id="generated-at">`` timestamp.
 
 The second half of this module holds the small helpers the notebooks import (read-only
-connection, table/figure display, CSV writing, provenance header) and the headless
-Chromium render check used by the tests.
+connection, table/figure display and fixed figure layouts, t and Wilson interval columns, CSV
+writing, provenance header) and the headless Chromium render check used by the tests.
+``build_report(timings=...)`` records where the time goes (``benchmarks/report.py``).
 """
 
 from __future__ import annotations
@@ -54,12 +56,14 @@ TABLES_DIR = "tables"
 ENV_WAREHOUSE = "CSRWH_WAREHOUSE"
 ENV_TABLES = "CSRWH_REPORT_TABLES"
 ENV_GENERATED_AT = "CSRWH_REPORT_GENERATED_AT"
+ENV_PROFILE = "CSRWH_REPORT_PROFILE"  # set by build_report(timings=...): show_figure logs its time there
 
 FLOAT_DECIMALS = 6  # CSV float format: fixed, so runs are byte-identical
+FIGURE_DPI = 100
 CELL_TIMEOUT_S = 300
 PACKAGES = (
     "csrwh", "duckdb", "polars", "pyarrow", "pandas", "numpy", "scipy", "matplotlib",
-    "dbt-core", "dbt-duckdb", "jupytext", "nbclient", "nbconvert", "nbformat", "ipykernel",
+    "dbt-core", "dbt-duckdb", "jupytext", "nbclient", "nbformat", "ipykernel", "mistune",
 )
 CORPUS_NAMES = {
     "cosrec": "CoSRec",
@@ -78,6 +82,7 @@ def build_report(
     out_dir: Path = Path("reports"),
     notebooks: Sequence[Path] | None = None,
     progress: bool = True,
+    timings: dict[str, Any] | None = None,
 ) -> Path:
     """Execute the report notebooks against ``warehouse``; write the HTML and the CSV tables.
 
@@ -88,6 +93,12 @@ def build_report(
         notebooks: jupytext ``.py`` notebooks to run, in order (default: :data:`NOTEBOOKS`
             in ``notebooks/``).
         progress: print which notebook and section runs (stderr).
+        timings: if given, filled with where the time went (seconds, wall clock): ``read``
+            (jupytext), ``kernel_start``, ``cells`` (one ``(notebook, cell index, section,
+            seconds)`` per code cell), ``kernel_stop``, ``export`` (notebook -> HTML),
+            ``write`` (page) and ``total``; ``figures`` lists ``(alt text, seconds)`` per
+            figure the notebooks rendered (layout, drawing and PNG encoding, measured in the
+            kernel by :func:`show_figure`). ``benchmarks/report.py`` prints them.
 
     Returns:
         The path of the HTML report.
@@ -100,6 +111,7 @@ def build_report(
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
+    started = time.perf_counter()
     warehouse = Path(warehouse).expanduser().resolve()
     if not warehouse.is_file():
         raise CsrwhError(
@@ -121,57 +133,111 @@ def build_report(
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         "DO_NOT_TRACK": "1",
     }
+    spent: dict[str, Any] = {"read": 0.0, "kernel_start": 0.0, "cells": [], "kernel_stop": 0.0,
+                             "export": 0.0, "write": 0.0, "figures": []}
+    profile = None
+    if timings is not None:
+        handle, name = tempfile.mkstemp(prefix="csrwh-report-figures-", suffix=".tsv")
+        os.close(handle)
+        profile = Path(name)
+        env[ENV_PROFILE] = str(profile)
     say = _printer(progress)
     bodies: list[str] = []
     toc: list[tuple[int, str, str]] = []
-    started = time.perf_counter()
-    with _environ(env):
-        for path in paths:
-            t0 = time.perf_counter()
-            say(f"report: running notebook {path.name}")
-            nb = jupytext.read(path)
-            for index, cell in enumerate(nb.cells):
-                cell["id"] = f"{path.stem}-{index}"  # jupytext draws random ids; the page must not vary
-            nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-            sections = _section_titles(nb)
-            last_section: list[str] = []
-
-            def on_cell_start(
-                cell: Any, cell_index: int, _sections: dict = sections, _seen: list = last_section, **_: Any
-            ) -> None:
-                title = _sections.get(cell_index)
-                if title and title not in _seen:
-                    _seen.append(title)
-                    say(f"report:   section {title}")
-
-            client = NotebookClient(
-                nb,
-                kernel_name="python3",
-                timeout=CELL_TIMEOUT_S,
-                startup_timeout=120,
-                resources={"metadata": {"path": str(path.parent)}},
-                on_cell_start=on_cell_start,
-                extra_arguments=["--IPKernelApp.log_level=ERROR"],
-            )
-            try:
-                client.execute()
-            except CellExecutionError as exc:
-                first = str(exc).strip().splitlines()
-                raise CsrwhError(
-                    f"notebook {path.name} failed: {first[-1] if first else exc}",
-                    hint="run it interactively (jupytext --to notebook) or re-run with CSRWH_DEBUG=1",
-                ) from exc
-            _strip_stderr(nb, say)
-            body, headings = _export_body(nb)
-            bodies.append(body)
-            toc.extend(headings)
-            say(f"report:   {path.name} done in {time.perf_counter() - t0:.1f}s")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    report = out_dir / REPORT_NAME
-    report.write_text(_page(bodies, toc), encoding="utf-8")
+    try:
+        with _environ(env):
+            for path in paths:
+                t0 = time.perf_counter()
+                say(f"report: running notebook {path.name}")
+                nb = jupytext.read(path)
+                for index, cell in enumerate(nb.cells):
+                    cell["id"] = f"{path.stem}-{index}"  # jupytext draws random ids; the page must not vary
+                nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+                sections = _section_titles(nb)
+                clock = _CellClock(path.name, sections, say, time.perf_counter())
+                spent["read"] += clock.started - t0
+                client = NotebookClient(
+                    nb,
+                    kernel_name="python3",
+                    timeout=CELL_TIMEOUT_S,
+                    startup_timeout=120,
+                    resources={"metadata": {"path": str(path.parent)}},
+                    on_notebook_start=clock.on_notebook_start,
+                    on_cell_start=clock.on_cell_start,
+                    on_cell_executed=clock.on_cell_executed,
+                    extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                    # the notebook closed its read-only connection: no need to wait for a graceful exit
+                    shutdown_kernel="immediate",
+                )
+                try:
+                    client.execute()
+                except CellExecutionError as exc:
+                    first = str(exc).strip().splitlines()
+                    raise CsrwhError(
+                        f"notebook {path.name} failed: {first[-1] if first else exc}",
+                        hint="run it interactively (jupytext --to notebook) or re-run with CSRWH_DEBUG=1",
+                    ) from exc
+                executed = time.perf_counter()
+                spent["kernel_start"] += clock.ready - clock.started
+                spent["kernel_stop"] += executed - clock.last_end
+                spent["cells"].extend(clock.cells)
+                _strip_stderr(nb, say)
+                body, headings = _export_body(nb)
+                spent["export"] += time.perf_counter() - executed
+                bodies.append(body)
+                toc.extend(headings)
+                say(f"report:   {path.name} done in {time.perf_counter() - t0:.1f}s")
+        t_write = time.perf_counter()
+        out_dir.mkdir(parents=True, exist_ok=True)
+        report = out_dir / REPORT_NAME
+        report.write_text(_page(bodies, toc), encoding="utf-8")
+        spent["write"] = time.perf_counter() - t_write
+        if profile is not None:
+            spent["figures"] = _read_figure_profile(profile)
+    finally:
+        if profile is not None:
+            profile.unlink(missing_ok=True)
+    spent["total"] = time.perf_counter() - started
+    if timings is not None:
+        timings.update(spent)
     n_tables = len(list(tables.glob("*.csv")))
-    say(f"report: wrote {report} and {n_tables} tables in {time.perf_counter() - started:.1f}s")
+    say(f"report: wrote {report} and {n_tables} tables in {spent['total']:.1f}s")
     return report
+
+
+class _CellClock:
+    """nbclient hooks: progress by section, and how long the kernel took to start and each
+    code cell to run (from its start hook to its execute_reply)."""
+
+    def __init__(self, notebook: str, sections: Mapping[int, str], say, started: float) -> None:
+        self.notebook, self.sections, self.say = notebook, sections, say
+        self.started = self.ready = self.last_end = started
+        self.seen: set[str] = set()
+        self.cells: list[tuple[str, int, str, float]] = []
+        self._begin = started
+
+    def on_notebook_start(self, **_: Any) -> None:
+        self.ready = self.last_end = time.perf_counter()
+
+    def on_cell_start(self, cell: Any, cell_index: int, **_: Any) -> None:
+        self._begin = time.perf_counter()
+        title = self.sections.get(cell_index)
+        if title and title not in self.seen:
+            self.seen.add(title)
+            self.say(f"report:   section {title}")
+
+    def on_cell_executed(self, cell: Any, cell_index: int, **_: Any) -> None:
+        self.last_end = time.perf_counter()
+        section = self.sections.get(cell_index, "")
+        self.cells.append((self.notebook, cell_index, section, self.last_end - self._begin))
+
+
+def _read_figure_profile(path: Path) -> list[tuple[str, float]]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        seconds, _, alt = line.partition("\t")
+        out.append((alt, float(seconds)))
+    return out
 
 
 def _printer(enabled: bool):
@@ -232,25 +298,78 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def _export_body(nb: Any) -> tuple[str, list[tuple[int, str, str]]]:
-    """Notebook -> HTML fragment (outputs only, no prompts) and its (level, id, title) headings."""
-    from nbconvert import HTMLExporter
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_TAG = re.compile(r"<[^>]+>")
 
-    exporter = HTMLExporter(
-        template_name="basic",
-        exclude_input=True,
-        exclude_input_prompt=True,
-        exclude_output_prompt=True,
-        anchor_link_text="",
-    )
-    body, _ = exporter.from_notebook_node(nb)
-    headings = []
+
+def _text(value: Any) -> str:
+    """A notebook string field (a string, or a list of lines once read from a file)."""
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def _markdown_renderer(headings: list[tuple[int, str, str]]):
+    """Markdown -> HTML (raw HTML passes through) whose headings carry ids: ``_slug`` of the
+    heading's text, made unique with ``-2``, ``-3``...; level-2 headings go to ``headings``
+    (the table of contents) as ``(2, id, text)``."""
+    import mistune
+
+    used: dict[str, int] = {}
+
+    class Renderer(mistune.HTMLRenderer):
+        def heading(self, text: str, level: int, **attrs: Any) -> str:
+            plain = html.unescape(_TAG.sub("", text)).strip()
+            anchor = _slug(plain) or "section"
+            used[anchor] = used.get(anchor, 0) + 1
+            if used[anchor] > 1:
+                anchor = f"{anchor}-{used[anchor]}"
+            if level == 2:
+                headings.append((level, anchor, plain))
+            return f'<h{level} id="{anchor}">{text}</h{level}>\n'
+
+    return mistune.create_markdown(renderer=Renderer(escape=False), plugins=["table", "strikethrough"])
+
+
+def _output_html(output: Any, markdown) -> str:
+    """One cell output as HTML: rich HTML as it is, PNGs as data URIs, text escaped."""
+    kind = output.get("output_type")
+    if kind in ("display_data", "execute_result"):
+        data = output.get("data", {})
+        if "text/html" in data:
+            inner = _text(data["text/html"])
+        elif "image/png" in data:
+            inner = f'<img alt="" src="data:image/png;base64,{_text(data["image/png"]).strip()}">'
+        elif "text/markdown" in data:
+            inner = markdown(_text(data["text/markdown"]))
+        elif "text/plain" in data:
+            inner = f"<pre>{html.escape(_text(data['text/plain']))}</pre>"
+        else:
+            return ""
+    elif kind == "stream":
+        inner = f"<pre>{html.escape(_text(output.get('text', '')))}</pre>"
+    elif kind == "error":  # only with allow_errors; build_report stops on an error
+        trace = _ANSI.sub("", "\n".join(_text(line) for line in output.get("traceback", [])))
+        inner = f'<pre class="cell-error">{html.escape(trace)}</pre>'
+    else:
+        return ""
+    return f'<div class="output">{inner}</div>'
+
+
+def _export_body(nb: Any) -> tuple[str, list[tuple[int, str, str]]]:
+    """Notebook -> HTML fragment (markdown cells and code outputs, no code, no prompts) and its
+    level-2 headings ``(2, id, title)`` for the table of contents.
+
+    Written here rather than by nbconvert's HTML exporter, which re-parses the finished page
+    with BeautifulSoup (3 s of the report's run on the real corpora, its import 1.7 s); the
+    page only needs markdown, HTML outputs and images."""
+    headings: list[tuple[int, str, str]] = []
+    markdown = _markdown_renderer(headings)
+    parts = []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            for level, text in _HEADING.findall(cell.source):
-                if len(level) == 2:
-                    headings.append((len(level), _slug(text), text))
-    return body, headings
+            parts.append(f'<div class="markdown">{markdown(_text(cell.source))}</div>')
+        elif cell.cell_type == "code":
+            parts.extend(filter(None, (_output_html(o, markdown) for o in cell.get("outputs", []))))
+    return "\n".join(parts), headings
 
 
 _CSS = """
@@ -286,7 +405,7 @@ details { margin: 6px 0 12px; }
 details summary { cursor: pointer; color: var(--accent); }
 code, .mono { font-family: "DejaVu Sans Mono", monospace; font-size: 12.5px; }
 img { max-width: 100%; height: auto; display: block; margin: 6px 0 14px; }
-.jp-OutputArea-output pre { white-space: pre-wrap; font-size: 12.5px; }
+.output pre { white-space: pre-wrap; font-size: 12.5px; }
 .caption { color: var(--muted); font-size: 12.5px; margin-top: -8px; }
 footer { color: var(--muted); font-size: 12px; margin-top: 48px; }
 """
@@ -379,6 +498,48 @@ def query(con, sql: str, params: Mapping[str, Any] | None = None):
     frame = con.sql(sql, params=dict(params) if params else None).pl()
     casts = [pl.col(name).cast(pl.Float64) for name, dtype in frame.schema.items() if dtype.is_decimal()]
     return frame.with_columns(casts) if casts else frame
+
+
+def with_mean_interval(frame, mean: str, sd: str, n: str, prefix: str = "ci95", confidence: float = 0.95):
+    """``frame`` plus ``<prefix>_low`` / ``<prefix>_high``: Student's t interval of the mean in
+    column ``mean`` from its sample sd and number of observations (``csrwh.stats.mean_interval``;
+    NULL where n < 2)."""
+    import polars as pl
+
+    from csrwh.stats import mean_interval
+
+    bounds = [mean_interval(m, s, k, confidence)
+              for m, s, k in zip(frame[mean].to_list(), frame[sd].to_list(), frame[n].to_list(), strict=True)]
+    return frame.with_columns(
+        pl.Series(f"{prefix}_low", [b[0] for b in bounds], dtype=pl.Float64),
+        pl.Series(f"{prefix}_high", [b[1] for b in bounds], dtype=pl.Float64),
+    )
+
+
+def with_wilson_interval(frame, successes: str, n: str, prefix: str = "ci95", confidence: float = 0.95):
+    """``frame`` plus ``<prefix>_low`` / ``<prefix>_high``: Wilson's score interval of the
+    proportion ``successes / n`` (``csrwh.stats.wilson_interval``; NULL where n = 0)."""
+    import polars as pl
+
+    from csrwh.stats import wilson_interval
+
+    bounds = [wilson_interval(int(k), int(m), confidence) if m else (None, None)
+              for k, m in zip(frame[successes].to_list(), frame[n].to_list(), strict=True)]
+    return frame.with_columns(
+        pl.Series(f"{prefix}_low", [b[0] for b in bounds], dtype=pl.Float64),
+        pl.Series(f"{prefix}_high", [b[1] for b in bounds], dtype=pl.Float64),
+    )
+
+
+def interval_errors(frame, value: str, prefix: str = "ci95"):
+    """``[below, above]`` error-bar lengths of ``value`` to its interval columns (0 where the
+    interval is NULL), for matplotlib's ``yerr`` / ``xerr``."""
+    import numpy as np
+
+    centre = frame[value].cast(float).fill_null(float("nan")).to_numpy()
+    low = frame[f"{prefix}_low"].fill_null(float("nan")).to_numpy()
+    high = frame[f"{prefix}_high"].fill_null(float("nan")).to_numpy()
+    return [np.nan_to_num(centre - low), np.nan_to_num(high - centre)]
 
 
 def present_corpora(con) -> dict[str, list[str]]:
@@ -477,16 +638,21 @@ def table_html(
         if dtype.is_float() and is_count_column(name)
         and all(v is None or (not math.isnan(v) and float(v).is_integer()) for v in frame[name].to_list())
     }
+    # per column, once: decimals, whether a count, whether right-aligned, its css name
+    columns = [
+        (decimals.get(name, 3) if isinstance(decimals, Mapping) else decimals, name in counts,
+         name in right, _slug(name))
+        for name in frame.columns
+    ]
     for i, row in enumerate(frame.iter_rows()):
         cells = []
-        for name, value in zip(frame.columns, row):
-            d = decimals.get(name, 3) if isinstance(decimals, Mapping) else decimals
-            if isinstance(value, float) and value.is_integer() and name in counts:
+        for (d, is_count, is_right, slug), value in zip(columns, row):
+            if is_count and isinstance(value, float) and value.is_integer():
                 value = int(value)
             text, css = _fmt(value, d)
-            if name in right and css != "null":
+            if is_right and css != "null":
                 css = "num"
-            css = (css + " " + _slug(name)).strip()
+            css = f"{css} {slug}" if css else slug
             cells.append(f'<td class="{css}">{html.escape(text)}</td>')
         tr_class = f' class="status-{_slug(str(classes[i]).split(" ")[0])}"' if classes else ""
         rows.append(f"<tr{tr_class}>{''.join(cells)}</tr>")
@@ -526,8 +692,8 @@ def setup_matplotlib() -> None:
     matplotlib.use("Agg", force=True)
     matplotlib.rcParams.update(
         {
-            "figure.dpi": 100,
-            "savefig.dpi": 100,
+            "figure.dpi": FIGURE_DPI,
+            "savefig.dpi": FIGURE_DPI,
             "font.family": "DejaVu Sans",
             "font.size": 9,
             "axes.titlesize": 10,
@@ -539,15 +705,56 @@ def setup_matplotlib() -> None:
     )
 
 
-def show_figure(fig, alt: str = "") -> None:
-    """Embed a matplotlib figure as a PNG output (no timestamps or software tags) and close it."""
+def text_inches(labels: Iterable[Any], fontsize: float) -> float:
+    """Width in inches of the widest of ``labels`` in the report's font at ``fontsize`` points
+    (0 for none): sizes a figure's margins for :func:`margins`."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    prop = FontProperties(family="DejaVu Sans", size=fontsize)
+    widths = [text_to_path.get_text_width_height_descent(str(label), prop, ismath=False)[0]
+              for label in labels]
+    return max(widths, default=0.0) / 72.0
+
+
+def margins(fig, left: float, right: float, bottom: float, top: float, wgap: float = 0.0,
+            hgap: float = 0.0) -> None:
+    """Place a figure's subplot grid by margins and gaps between panels in inches: a fixed
+    layout, which :func:`show_figure` then keeps (matplotlib's tight layout measures every
+    text of the figure first, a third of its drawing time)."""
+    width, height = fig.get_size_inches()
+    grid = fig.axes[0].get_subplotspec().get_gridspec() if fig.axes else None
+    rows, cols = grid.get_geometry() if grid is not None else (1, 1)
+    panel_w = (width - left - right - (cols - 1) * wgap) / cols
+    panel_h = (height - top - bottom - (rows - 1) * hgap) / rows
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height,
+                        top=1 - top / height, wspace=wgap / panel_w if cols > 1 else None,
+                        hspace=hgap / panel_h if rows > 1 else None)
+    fig._csrwh_fixed_layout = True
+
+
+def show_figure(fig, alt: str = "", tight: bool | Mapping[str, Any] | None = None) -> None:
+    """Lay out a matplotlib figure, embed it as a PNG output (no timestamps or software tags)
+    and close it. ``tight``: matplotlib's tight layout (True, or its keyword arguments, e.g.
+    ``{"rect": ...}``) or the figure's own layout (False); by default tight unless
+    :func:`margins` placed the figure. With $CSRWH_REPORT_PROFILE set
+    (``build_report(timings=...)``), the seconds this took are appended to that file."""
     import matplotlib.pyplot as plt
     from IPython.display import HTML, display
 
+    t0 = time.perf_counter()
+    if tight is None:
+        tight = not getattr(fig, "_csrwh_fixed_layout", False)
+    if tight:
+        fig.tight_layout(**(tight if isinstance(tight, Mapping) else {}))
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None}, bbox_inches=None)
+    fig.savefig(buffer, format="png", dpi=FIGURE_DPI, metadata={"Software": None}, bbox_inches=None)
     plt.close(fig)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    profile = os.environ.get(ENV_PROFILE)
+    if profile:
+        with open(profile, "a", encoding="utf-8") as log:
+            log.write(f"{time.perf_counter() - t0:.6f}\t{alt}\n")
     display(HTML(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'))
 
 

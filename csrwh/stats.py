@@ -10,6 +10,14 @@ Ranking (``crs_leaderboard``)
       strengths on the same (Elo-like) scale.
     * :func:`bradley_terry_bootstrap` -- percentile confidence intervals for those strengths.
 
+Correlations and intervals (the report's tables and plots; no scipy, whose import alone
+costs the report a second)
+    * :func:`pearson` / :func:`spearman` -- correlation coefficients (Spearman with average
+      ranks for ties).
+    * :func:`t_quantile` -- quantiles of Student's t distribution.
+    * :func:`mean_interval` -- the t interval of a mean from its sd and n.
+    * :func:`wilson_interval` -- Wilson's score interval of a proportion.
+
 Agreement (``annotator_agreement``)
     * :func:`fleiss_kappa` / :func:`fleiss_table` -- Fleiss' kappa for nominal labels, in the
       generalisation that allows a different number of raters per item.
@@ -22,13 +30,17 @@ Agreement (``annotator_agreement``)
 
 from __future__ import annotations
 
+import ctypes
 import math
+import threading
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
-from scipy.optimize import minimize
 
 __all__ = [
     "Battle",
@@ -41,6 +53,11 @@ __all__ = [
     "fleiss_table",
     "krippendorff_alpha",
     "krippendorff_alpha_bootstrap",
+    "mean_interval",
+    "pearson",
+    "spearman",
+    "t_quantile",
+    "wilson_interval",
 ]
 
 Outcome = Literal["a", "b", "tie"]
@@ -134,8 +151,72 @@ def _win_matrix(battles: Sequence[Battle], systems: Sequence[str]) -> np.ndarray
     return wins
 
 
+_BLAS_LOCK = threading.Lock()
+_blas_users = 0
+_blas_saved: list[tuple[object, int]] = []
+
+
+def _scipy_openblas_threads() -> list[tuple[object, object]]:
+    """``(get, set)`` thread-count functions of the OpenBLAS that scipy's wheels bundle
+    (``scipy.libs/libscipy_openblas*``), found among the libraries this process has loaded;
+    empty where there is none (another platform or build: nothing is changed there)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            paths = sorted(
+                {line.split()[-1] for line in maps if "scipy.libs" in line and "openblas" in line}
+            )
+    except OSError:
+        return []
+    controls = []
+    for path in paths:
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for prefix in ("scipy_openblas", "openblas"):
+            get = getattr(library, f"{prefix}_get_num_threads", None)
+            put = getattr(library, f"{prefix}_set_num_threads", None)
+            if get is not None and put is not None:
+                put.argtypes, put.restype = [ctypes.c_int], None
+                get.argtypes, get.restype = [], ctypes.c_int
+                controls.append((get, put))
+                break
+    return controls
+
+
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """Run scipy's L-BFGS-B with its OpenBLAS on one thread (restored after).
+
+    The fits are tiny (a few systems), but each L-BFGS-B step calls OpenBLAS, whose worker
+    threads then wake and spin: on a machine with busy cores that made every step take
+    milliseconds instead of microseconds (the leaderboard's bootstrap: ~30 s instead of
+    ~1 s). At these sizes OpenBLAS computes on one thread either way, so the results are
+    the same bits; only the hand-off goes. Only scipy's own bundled OpenBLAS is set, not
+    numpy's, so other threads' numpy work is untouched."""
+    global _blas_users
+    with _BLAS_LOCK:
+        if _blas_users == 0:
+            controls = _scipy_openblas_threads()
+            _blas_saved[:] = [(put, get()) for get, put in controls]
+            for put, _ in _blas_saved:
+                put(1)
+        _blas_users += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _blas_users -= 1
+            if _blas_users == 0:
+                for put, threads in _blas_saved:
+                    put(threads)
+                _blas_saved.clear()
+
+
 def _fit_log_strengths(wins: np.ndarray, l2: float) -> np.ndarray:
     """Maximise the penalised Bradley-Terry log-likelihood; return centred log strengths."""
+    from scipy.optimize import minimize  # here, not at import: the report imports this module
+
     n_systems = wins.shape[0]
     if n_systems == 0:
         return np.zeros(0)
@@ -151,13 +232,14 @@ def _fit_log_strengths(wins: np.ndarray, l2: float) -> np.ndarray:
         grad = -np.sum(wins - pair_totals * p, axis=1) + l2 * theta
         return loss, grad
 
-    result = minimize(
-        objective,
-        x0=np.zeros(n_systems),
-        jac=True,
-        method="L-BFGS-B",
-        options={"maxiter": 2000, "gtol": 1e-10, "ftol": 1e-15},
-    )
+    with _one_blas_thread():
+        result = minimize(
+            objective,
+            x0=np.zeros(n_systems),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": 2000, "gtol": 1e-10, "ftol": 1e-15},
+        )
     theta = np.asarray(result.x, dtype=float)
     return theta - theta.mean()
 
@@ -243,13 +325,31 @@ def bradley_terry_bootstrap(
         return {}
     rng = np.random.default_rng(seed)
     samples = np.full((n_samples, len(ordered)), np.nan)
+    n_systems, n_battles = len(ordered), len(checked)
+    # each battle as a cell of the win matrix and its transpose: a resample's matrix is then
+    # its battle counts summed per cell -- halves and whole numbers, so exactly the sums
+    # _win_matrix makes battle by battle, in any order
     column = {name: i for i, name in enumerate(ordered)}
-    n_battles = len(checked)
-    for s in range(n_samples):
-        picks = rng.integers(0, n_battles, size=n_battles)
-        resample = [checked[i] for i in picks]
-        for name, value in bradley_terry(resample, l2=l2, initial=initial, scale=scale).items():
-            samples[s, column[name]] = value
+    a = np.fromiter((column[battle[0]] for battle in checked), dtype=np.int64, count=n_battles)
+    b = np.fromiter((column[battle[1]] for battle in checked), dtype=np.int64, count=n_battles)
+    score = np.fromiter(
+        (_SCORE_A[battle[2]] for battle in checked), dtype=np.float64, count=n_battles
+    )
+    cells = np.concatenate([a * n_systems + b, b * n_systems + a])
+    with _one_blas_thread():
+        for s in range(n_samples):
+            picks = rng.integers(0, n_battles, size=n_battles)
+            drawn = np.bincount(picks, minlength=n_battles).astype(np.float64)
+            wins = np.bincount(
+                cells,
+                weights=np.concatenate([drawn * score, drawn * (1.0 - score)]),
+                minlength=n_systems * n_systems,
+            ).reshape(n_systems, n_systems)
+            # bradley_terry(resample): the systems of the resample, in name order
+            present = np.flatnonzero((wins + wins.T).sum(axis=1) > 0)
+            theta = _fit_log_strengths(wins[np.ix_(present, present)], l2)
+            for i, value in zip(present.tolist(), theta, strict=True):
+                samples[s, i] = initial + scale * value / _LOG10
     tail = 100.0 * (1.0 - confidence) / 2.0
     low = np.nanpercentile(samples, tail, axis=0)
     high = np.nanpercentile(samples, 100.0 - tail, axis=0)
@@ -553,3 +653,166 @@ def krippendorff_alpha_bootstrap(
         [_alpha_from_coincidences(matrix, distinct, level) for matrix in resampled]
     )
     return _percentile_interval(replicates, confidence)
+
+
+# ---------------------------------------------------------------------------------------
+# Correlations and intervals
+# ---------------------------------------------------------------------------------------
+
+
+def _paired(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray] | None:
+    """``x`` and ``y`` as float arrays, or None when a correlation is undefined (fewer than
+    three pairs, or either side constant)."""
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("x and y must be 1-D sequences of the same length")
+    if a.size < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return None
+    return a, b
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Pearson's correlation coefficient of paired values; None when undefined (fewer than
+    three pairs or a constant side)."""
+    pair = _paired(x, y)
+    if pair is None:
+        return None
+    a, b = pair[0] - pair[0].mean(), pair[1] - pair[1].mean()
+    return float(np.clip(np.dot(a, b) / math.sqrt(np.dot(a, a) * np.dot(b, b)), -1.0, 1.0))
+
+
+def _average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks, ties sharing the mean of the ranks they span."""
+    order = np.argsort(values, kind="mergesort")
+    ranks = np.empty(values.size)
+    ordered = values[order]
+    start = 0
+    for end in range(1, values.size + 1):
+        if end == values.size or ordered[end] != ordered[start]:
+            ranks[order[start:end]] = (start + end + 1) / 2.0  # mean of start+1 .. end
+            start = end
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rank correlation (Pearson's on average ranks, so ties are handled as
+    scipy's ``spearmanr`` does); None when undefined."""
+    pair = _paired(x, y)
+    if pair is None:
+        return None
+    return pearson(_average_ranks(pair[0]), _average_ranks(pair[1]))
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (modified Lentz's method)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 1000):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1.0) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1.0)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-16:
+            break
+    return h
+
+
+def _regularized_beta(a: float, b: float, x: float) -> float:
+    """``I_x(a, b)``, the regularized incomplete beta function."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
+
+
+def _t_cdf(t: float, df: float) -> float:
+    tail = 0.5 * _regularized_beta(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - tail if t > 0 else tail
+
+
+def _t_pdf(t: float, df: float) -> float:
+    log_norm = math.lgamma((df + 1.0) / 2.0) - math.lgamma(df / 2.0) - 0.5 * math.log(df * math.pi)
+    return math.exp(log_norm - (df + 1.0) / 2.0 * math.log1p(t * t / df))
+
+
+@lru_cache(maxsize=1024)
+def t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile of Student's t distribution with ``df`` degrees of freedom.
+
+    Solves ``F(t) = p`` for the distribution function ``F(t) = 1 - I_{df/(df+t^2)}(df/2, 1/2) / 2``
+    (t > 0; the regularized incomplete beta by its continued fraction) by Newton's method from
+    the normal quantile, kept inside a bracket that bisection narrows whenever a Newton step
+    would leave it, to a relative 1e-13: e.g. ``t_quantile(0.975, 10)`` = 2.228139 (tables:
+    2.228)."""
+    if not 0.0 < p < 1.0:
+        raise ValueError("p must be in (0, 1)")
+    if not df > 0:
+        raise ValueError("df must be positive")
+    if p == 0.5:
+        return 0.0
+    if p < 0.5:
+        return -t_quantile(1.0 - p, df)
+    low, high = 0.0, 1.0
+    while _t_cdf(high, df) < p:
+        low, high = high, high * 2.0
+    t = min(max(NormalDist().inv_cdf(p), low), high)
+    for _ in range(200):
+        error = _t_cdf(t, df) - p
+        if error > 0:
+            high = t
+        else:
+            low = t
+        step = error / _t_pdf(t, df)
+        candidate = t - step
+        if not low < candidate < high:
+            candidate = (low + high) / 2.0
+        if abs(candidate - t) <= 1e-13 * candidate or high - low <= 1e-13 * high:
+            return candidate
+        t = candidate
+    return t
+
+
+def mean_interval(
+    mean: float | None, sd: float | None, n: int | None, confidence: float = 0.95
+) -> tuple[float | None, float | None]:
+    """Student's t interval of a mean: ``mean -/+ t_{(1+confidence)/2, n-1} * sd / sqrt(n)``
+    (sd with n - 1). ``(None, None)`` when it is undefined: n < 2 or a missing value."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must be in (0, 1)")
+    if mean is None or sd is None or n is None or n < 2 or math.isnan(mean) or math.isnan(sd):
+        return None, None
+    half = t_quantile((1.0 + confidence) / 2.0, n - 1) * sd / math.sqrt(n)
+    return mean - half, mean + half
+
+
+def wilson_interval(
+    successes: int, n: int, confidence: float = 0.95
+) -> tuple[float | None, float | None]:
+    """Wilson's score interval of a proportion ``successes / n`` (within [0, 1] also at 0 or n
+    successes, where the t or normal interval collapses). ``(None, None)`` for n = 0."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must be in (0, 1)")
+    if not n:
+        return None, None
+    if not 0 <= successes <= n:
+        raise ValueError("successes must be between 0 and n")
+    z = NormalDist().inv_cdf((1.0 + confidence) / 2.0)
+    share = successes / n
+    denominator = 1.0 + z * z / n
+    centre = (share + z * z / (2.0 * n)) / denominator
+    half = z * math.sqrt(share * (1.0 - share) / n + z * z / (4.0 * n * n)) / denominator
+    # exactly 0 (1) at no (all) successes, where the two terms cancel up to rounding
+    low = 0.0 if successes == 0 else max(centre - half, 0.0)
+    high = 1.0 if successes == n else min(centre + half, 1.0)
+    return low, high

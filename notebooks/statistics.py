@@ -196,7 +196,7 @@ if CORPORA:
         ax.set_xlabel("utterances per conversation")
     axes[0][0].set_ylabel("conversations")
     fig.suptitle("Conversation length (last bin: 99th percentile and above)", fontsize=10)
-    fig.tight_layout()
+    R.margins(fig, left=0.6, right=0.15, bottom=0.5, top=0.55, wgap=0.35)
     R.show_figure(fig, "Histograms of utterances per conversation per corpus")
 
     words = q("select corpus, role, n_words from turns where n_words is not null order by corpus, role, turn_id")
@@ -217,7 +217,7 @@ if CORPORA:
     ax.set_yscale("log")
     ax.set_ylabel("words per utterance (log)")
     ax.set_title("Utterance length by corpus and role (boxes: quartiles; whiskers: 1.5 IQR)")
-    fig.tight_layout()
+    R.margins(fig, left=0.65, right=0.15, bottom=0.5, top=0.35)
     R.show_figure(fig, "Box plots of words per utterance by corpus and role")
 
 # %% [markdown]
@@ -225,8 +225,10 @@ if CORPORA:
 #
 # Primary intent labels per corpus and label scheme, mapped to shared families by the
 # `intent_taxonomy` seed (`intents.intent_family`). Agreement: `annotator_agreement`
-# (Fleiss' kappa for intent labels, Krippendorff's alpha for ordinal quality ratings) and,
-# from `intent_consensus`, how often the annotators of a turn agree on its family.
+# (Fleiss' kappa for intent labels, Krippendorff's alpha for ordinal quality ratings) per
+# corpus, per subset and per intent label, each with a percentile bootstrap 95% interval
+# (1,000 resamples of the rated units, fixed seed), and, from `intent_consensus`, how often
+# the annotators of a turn agree on its family.
 
 # %%
 families = q(
@@ -262,7 +264,8 @@ else:
     handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(j % 10)) for j in range(len(all_families))]
     ax.legend(handles, all_families, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
     ax.set_title("Intent families per corpus and label scheme")
-    fig.tight_layout()
+    R.margins(fig, left=R.text_inches(ylabels, 9) + 0.2, right=R.text_inches(all_families, 8) + 0.55,
+              bottom=0.5, top=0.35)
     R.show_figure(fig, "Stacked bars of intent family shares")
 
 labels = q("select * from intent_distribution order by corpus, label_scheme, raw_label")
@@ -271,9 +274,55 @@ R.show_html("<h3>Raw labels</h3>")
 R.show_table(labels, decimals=3)
 
 R.show_html("<h3>Annotator agreement</h3>")
-agreement = q("select * from annotator_agreement order by corpus, subject, measure")
+agreement = q(
+    r"""with scoped as (
+           select *, split_part(subject, '|', 1) as labelled,
+                  coalesce(nullif(regexp_extract(subject, '\|([a-z]+):', 1), ''), 'corpus') as scope,
+                  regexp_extract(subject, '\|[a-z]+:(.*)$', 1) as scope_value
+           from annotator_agreement)
+       select corpus, labelled as subject, scope,
+              case when scope = 'subset' then scope_value end as subset,
+              case when scope = 'label' then scope_value end as label,
+              measure, value, ci_low, ci_high, n_units, n_raters_mean, n_ratings
+       from scoped
+       order by corpus, subject, scope, subset, label, measure"""
+)
 R.write_table(agreement, "annotator_agreement")
-R.show_table(agreement, decimals=3)
+if agreement.is_empty():
+    R.show_html("<p>No subject with two or more annotators in this warehouse.</p>")
+else:
+    R.show_table(agreement, decimals=3, caption=(
+        "Per corpus, per subset (conversations.subset) and per intent label (that label against all "
+        "others: Fleiss' category-specific kappa); a rating aspect is its own label. ci_low–ci_high: "
+        "percentile bootstrap 95% interval, 1,000 resamples of the rated units (turns, conversations) "
+        "with all their labels, fixed seed."))
+    shown = agreement.with_columns(
+        pl.when(pl.col("scope") == "corpus").then(pl.lit("all"))
+        .when(pl.col("scope") == "subset").then(pl.lit("subset ") + pl.col("subset"))
+        .otherwise(pl.lit("label ") + pl.col("label")).alias("row")
+    )
+    fig, ax = plt.subplots(figsize=(9, 0.24 * shown.height + 1.1))
+    ys = np.arange(shown.height)
+    for measure, color in (("fleiss_kappa", "#2f5d8a"), ("krippendorff_alpha", "#c0504d")):
+        part = shown.with_row_index("y").filter(pl.col("measure") == measure)
+        if part.is_empty():
+            continue
+        value = part["value"].to_numpy()
+        low = part["ci_low"].fill_null(float("nan")).to_numpy()
+        high = part["ci_high"].fill_null(float("nan")).to_numpy()
+        ax.errorbar(value, part["y"].to_numpy(), xerr=[np.nan_to_num(value - low), np.nan_to_num(high - value)],
+                    fmt="o", ms=3.5, capsize=2, elinewidth=0.9, color=color,
+                    label={"fleiss_kappa": "Fleiss' kappa", "krippendorff_alpha": "Krippendorff's alpha"}[measure])
+    row_labels = [f"{NAMES.get(c, c)} · {s} · {r}" for c, s, r in shown.select("corpus", "subject", "row").iter_rows()]
+    ax.set_yticks(ys, row_labels, fontsize=7.5)
+    ax.invert_yaxis()
+    ax.axvline(0, color="#999", lw=0.6, ls=":")
+    ax.set_xlim(min(-0.1, float(np.nanmin(shown["ci_low"].fill_null(0).to_numpy())) - 0.05), 1)
+    ax.set_xlabel("agreement (1 perfect, 0 chance); bars: bootstrap 95% interval")
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.set_title("Annotator agreement per corpus, subset and label")
+    R.margins(fig, left=R.text_inches(row_labels, 7.5) + 0.15, right=0.2, bottom=0.5, top=0.35)
+    R.show_figure(fig, "Agreement coefficients with bootstrap 95% intervals per corpus, subset and label")
 consensus = q(
     """select corpus, label_scheme, count(*) as n_turns,
               count(*) filter (where n_annotators >= 2) as n_turns_multi,
@@ -324,28 +373,57 @@ if not rating_dist.is_empty():
             part = rating_dist.filter((pl.col("corpus") == corpus) & (pl.col("rater_kind") == kind) & (pl.col("aspect") == aspect))
             scale = rating_summary.filter((pl.col("corpus") == corpus) & (pl.col("rater_kind") == kind) & (pl.col("aspect") == aspect)).row(0, named=True)
             span = (scale["scale_max"] - scale["scale_min"]) or 1
-            left = 0.0
-            for value, share in zip(part["value"], part["share"]):
-                norm = (value - scale["scale_min"]) / span
-                ax.barh(i, share, left=left, color=cmap(norm if scale["higher_is_better"] else 1 - norm), edgecolor="white", linewidth=0.4)
-                left += share
+            norm = (part["value"].cast(pl.Float64).fill_null(float("nan")).to_numpy() - scale["scale_min"]) / span
+            shares = part["share"].to_numpy()
+            lefts = np.concatenate([[0.0], np.cumsum(shares)[:-1]])
+            ax.barh(np.full(len(shares), i), shares, left=lefts, color=cmap(norm if scale["higher_is_better"] else 1 - norm),
+                    edgecolor="white", linewidth=0.4)
         ax.set_yticks(range(groups[corpus].height), [f"{a} ({k})" for k, a in groups[corpus].iter_rows()], fontsize=7.5)
         ax.invert_yaxis()
         ax.set_xlim(0, 1)
         ax.set_title(NAMES[corpus], loc="left")
     axes[-1, 0].set_xlabel("share of ratings (colour: red = worst end of the aspect's scale, green = best)")
-    fig.tight_layout()
+    R.margins(fig, left=R.text_inches([f"{a} ({k})" for c in rated for k, a in groups[c].iter_rows()], 7.5) + 0.15,
+              right=0.2, bottom=0.5, top=0.3, hgap=0.4)
     R.show_figure(fig, "Stacked bars of rating value shares per aspect")
 
 # %% [markdown]
 # ### RecLLMSim: quality by number of user turns
 #
-# `quality_by_length`: mean LLM rating per aspect by the number of user messages (the
-# dataset's own "turns").
+# `quality_by_length`: mean rating per aspect by the number of user messages (the dataset's
+# own "turns"): the LLM judge's ratings of the LLM-agent conversations and the human users'
+# questionnaire, each on its 0–2 scale, plotted normalised to [0, 1] with Student's t 95%
+# intervals over the conversations (one rating per conversation and aspect). Sparse tail:
+# per panel, the last point pools every conversation with at least *t* user turns, *t* being
+# the largest turn count with at least 20 conversations; a shorter turn count with fewer than
+# 20 conversations is not drawn (every count is in the tables).
 
 # %%
 qbl = q("select * from quality_by_length where corpus = 'recllmsim' order by aspect, n_user_turns")
 R.write_table(qbl, "recllmsim_quality_by_user_turns")
+MIN_CONVERSATIONS = 20
+qbl_binned = R.with_mean_interval(q(
+    """with rated as (
+           select r.rater_kind, r.aspect, r.conversation_id, c.n_user_turns, r.value_normalized
+           from ratings r join conversations c using (conversation_id)
+           where r.corpus = 'recllmsim' and r.turn_index is null and r.item_id is null
+             and r.value_normalized is not null),
+       per_count as (
+           select rater_kind, n_user_turns, count(distinct conversation_id) as n from rated group by all),
+       tail as (
+           select rater_kind, max(n_user_turns) as tail_from from per_count where n >= $min group by rater_kind)
+       select rated.rater_kind, aspect,
+              cast(least(n_user_turns, coalesce(tail_from, n_user_turns)) as integer) as n_user_turns_bin,
+              coalesce(n_user_turns >= tail_from, false) as is_tail,
+              count(distinct conversation_id) as n_conversations, count(*) as n_ratings,
+              avg(value_normalized) as mean_normalized, stddev_samp(value_normalized) as sd_normalized
+       from rated left join tail using (rater_kind)
+       group by all order by rated.rater_kind, aspect, n_user_turns_bin""",
+    min=MIN_CONVERSATIONS,
+), "mean_normalized", "sd_normalized", "n_ratings").with_columns(
+    (pl.col("n_conversations") >= MIN_CONVERSATIONS).alias("is_plotted")
+)
+R.write_table(qbl_binned, "recllmsim_quality_by_user_turns_binned")
 if "recllmsim" not in PRESENT:
     R.show_absent("recllmsim")
 elif qbl.is_empty():
@@ -355,18 +433,37 @@ else:
     counts = qbl.group_by("n_user_turns").agg(pl.col("n_conversations").max()).sort("n_user_turns")
     R.show_table(counts.join(wide, on="n_user_turns").rename({"n_conversations": "conversations"}), decimals=2,
                  caption="Mean rating per aspect (each aspect on its own scale) by number of user turns.")
-    fig, ax = plt.subplots(figsize=(9, 3.4))
-    cmap = matplotlib.colormaps["tab10"]
-    for j, aspect in enumerate(sorted(set(qbl["aspect"].to_list()))):
-        part = qbl.filter(pl.col("aspect") == aspect)
-        ax.plot(part["n_user_turns"], part["mean_value_normalized"], marker="o", ms=3, color=cmap(j % 10), label=aspect)
-    ax.set_xlabel("user turns in the conversation")
-    ax.set_ylabel("mean rating (normalised)")
-    ax.set_ylim(-0.02, 1.02)
-    ax.legend(fontsize=7.5, ncol=2, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    ax.set_title("RecLLMSim quality by conversation length")
-    fig.tight_layout()
-    R.show_figure(fig, "RecLLMSim mean normalised rating by number of user turns")
+    panels = [(kind, title) for kind, title in (("llm", "LLM judge, LLM-agent conversations"),
+                                                 ("user", "Human users' questionnaire"))
+              if kind in set(qbl_binned["rater_kind"].to_list())]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 1.6, 4.0), squeeze=False, sharey=True)
+    for ax, (kind, title) in zip(axes[0], panels):
+        part = qbl_binned.filter((pl.col("rater_kind") == kind) & pl.col("is_plotted"))
+        aspects = sorted(set(part["aspect"].to_list()))
+        colors = matplotlib.colormaps["tab10"].colors
+        width = 0.6 / max(len(aspects), 1)
+        for j, aspect in enumerate(aspects):
+            sub = part.filter(pl.col("aspect") == aspect).sort("n_user_turns_bin")
+            ax.errorbar(sub["n_user_turns_bin"].to_numpy() + (j - (len(aspects) - 1) / 2) * width,
+                        sub["mean_normalized"].to_numpy(), yerr=R.interval_errors(sub, "mean_normalized"), marker="o", ms=3, lw=1, capsize=1.5, elinewidth=0.7,
+                        color=colors[j % len(colors)], label=aspect.removeprefix("questionnaire:"))
+        bins = sorted(set(part["n_user_turns_bin"].to_list()))
+        tails = set(part.filter(pl.col("is_tail"))["n_user_turns_bin"].to_list())
+        ax.set_xticks(bins, [f"≥{b}" if b in tails else str(b) for b in bins])
+        ax.set_xlabel("user turns in the conversation")
+        ax.set_title(title)
+        if aspects:
+            ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+        else:
+            ax.text(0.5, 0.5, f"no turn count with ≥ {MIN_CONVERSATIONS} conversations", ha="center", va="center",
+                    transform=ax.transAxes)
+    axes[0][0].set_ylabel("mean rating, normalised (95% t interval)")
+    axes[0][0].set_ylim(-0.02, 1.02)
+    fig.suptitle("RecLLMSim quality by conversation length", fontsize=10)
+    R.margins(fig, left=0.7, right=0.2, bottom=1.2, top=0.6, wgap=0.3)
+    R.show_figure(fig, "RecLLMSim mean normalised rating by number of user turns with 95% intervals")
+    R.show_html(f'<p class="caption">Points with fewer than {MIN_CONVERSATIONS} conversations are not drawn; '
+                "the last point of each panel (≥ t) pools all longer conversations.</p>")
 
 # %% [markdown]
 # ## 6. CRS Arena (CRSArena-Dial)
@@ -377,14 +474,14 @@ else:
 # agree (Pearson and Spearman over systems, as the dataset's `DataAnalysis.md`).
 
 # %%
-crs_conv = q(
+crs_conv = R.with_wilson_interval(q(
     """select subset as environment, system_id, count(*) as n_conversations,
               count(user_sentiment) as n_with_sentiment,
               count(*) filter (where user_sentiment = 'satisfied') as n_satisfied,
               count(*) filter (where user_sentiment = 'satisfied') / nullif(count(user_sentiment), 0) as satisfaction_rate
        from conversations where corpus = 'crsarena'
        group by subset, system_id order by environment, system_id"""
-)
+), "n_satisfied", "n_with_sentiment", prefix="satisfaction_ci95")
 R.write_table(crs_conv, "crsarena_conversations")
 leaderboard = q("select * from crs_leaderboard order by environment, elo_rank nulls last, system_id")
 R.write_table(leaderboard, "crsarena_leaderboard")
@@ -402,24 +499,26 @@ if "crsarena" not in PRESENT:
     R.show_absent("crsarena")
 else:
     wide = crs_conv.pivot(on="environment", index="system_id", values=["n_conversations", "satisfaction_rate"], sort_columns=True).sort("system_id")
-    R.show_table(wide, decimals=3, caption="Conversations and share of satisfied users per system and environment.")
-    envs = sorted(set(crs_conv["environment"].to_list()))
+    R.show_table(wide, decimals=3, caption="Conversations and share of satisfied users per system and environment "
+                 "(95% Wilson intervals in the written table and the plot).")
+    envs = sorted(set(crs_conv["environment"].to_list()), key=lambda e: crs_figures.ENV_ORDER.get(e, 9))
     systems = sorted(set(crs_conv["system_id"].to_list()))
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+    fig, ax = plt.subplots(figsize=(9, 3.6))
     width = 0.8 / max(len(envs), 1)
     for k, env in enumerate(envs):
-        part = dict(zip(*crs_conv.filter(pl.col("environment") == env).select("system_id", "n_conversations").to_dict(as_series=False).values()))
-        sat = dict(zip(*crs_conv.filter(pl.col("environment") == env).select("system_id", "satisfaction_rate").to_dict(as_series=False).values()))
+        part = dict(crs_conv.filter(pl.col("environment") == env).select("system_id", "n_conversations").iter_rows())
         xs = np.arange(len(systems)) + (k - (len(envs) - 1) / 2) * width
-        axes[0].bar(xs, [part.get(s, 0) for s in systems], width, label=env)
-        axes[1].bar(xs, [sat.get(s) or 0 for s in systems], width, label=env)
-    for ax, title in zip(axes, ("Conversations per system", "Share of satisfied users")):
-        ax.set_xticks(range(len(systems)), systems, rotation=45, ha="right", fontsize=7.5)
-        ax.set_title(title)
-        ax.legend(fontsize=8, frameon=False)
-    axes[1].set_ylim(0, 1)
-    fig.tight_layout()
-    R.show_figure(fig, "CRS Arena conversations and satisfaction per system")
+        ax.bar(xs, [part.get(s, 0) for s in systems], width, color=crs_figures.ENV_COLORS.get(env, "#999999"), label=env)
+    ax.set_xticks(range(len(systems)), systems, rotation=45, ha="right", fontsize=7.5)
+    ax.set_xlabel("system")
+    ax.set_ylabel("conversations")
+    ax.set_title("Conversations per system and environment")
+    ax.legend(title="environment", fontsize=8, title_fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    R.margins(fig, left=0.6, right=1.15, bottom=R.text_inches(systems, 7.5) * 0.72 + 0.55, top=0.3)
+    R.show_figure(fig, "CRS Arena conversations per system and environment")
+    R.show_html('<p class="caption">The share of satisfied users per system, with 95% Wilson intervals, is in '
+                "the table above (written table <code>crsarena_conversations</code>) and plotted in section 10 "
+                "(CRSArena-Dial).</p>")
 
     R.show_html("<h3>Leaderboards</h3>")
     published_elo = {
@@ -448,8 +547,10 @@ else:
         ax.set_yticks(ys, part["system_id"].to_list(), fontsize=7.5)
         ax.set_title(f"{env}")
         ax.set_xlabel("rating (Elo scale)")
-    axes[0][0].legend(fontsize=7.5, frameon=False, loc="lower right")
-    fig.tight_layout()
+    handles, labels_ = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels_, fontsize=8, frameon=False, loc="upper center", ncol=2)
+    names_in = R.text_inches(leaderboard["system_id"].to_list(), 7.5)
+    R.margins(fig, left=names_in + 0.15, right=0.15, bottom=0.5, top=0.55, wgap=names_in + 0.3)
     R.show_figure(fig, "CRS leaderboards: Bradley-Terry strengths with intervals and Elo")
 
     R.show_html("<h3>Open vs closed environment</h3>")
@@ -485,11 +586,12 @@ per_dialogue = q(
        order by unit, measure"""
 )
 R.write_table(per_dialogue, "convsearch_search_behaviour")
-ctr = q(
+ctr = R.with_wilson_interval(q(
     """select rank, count(*) as n_clicks, count(distinct serp_view_id) as n_serp_views_clicked,
+              (select count(*) from serp_views) as n_serp_views,
               count(distinct serp_view_id) / (select count(*) from serp_views) as click_through_rate
        from result_clicks where click_type = 'content' group by rank order by rank"""
-)
+), "n_serp_views_clicked", "n_serp_views")
 R.write_table(ctr, "convsearch_click_through_by_rank")
 dwell = q(
     """with d as (select 'serp' as page_kind, dwell_ms from serp_views where dwell_ms is not null
@@ -505,14 +607,16 @@ if "convsearch" not in PRESENT:
     R.show_absent("convsearch")
 else:
     R.show_table(per_dialogue, decimals=2)
-    R.show_table(ctr, decimals=3, caption="Content clicks by the rank of the clicked result.")
+    R.show_table(ctr, decimals=3, caption="Content clicks by the rank of the clicked result; ci95: Wilson's "
+                 "95% interval of the click-through rate.")
     R.show_table(dwell, decimals=1, caption="Dwell time in seconds.")
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.2))
     if not ctr.is_empty():
-        axes[0].bar(ctr["rank"].to_numpy(), ctr["click_through_rate"].to_numpy(), color=COLORS["convsearch"])
+        axes[0].bar(ctr["rank"].to_numpy(), ctr["click_through_rate"].to_numpy(), color=COLORS["convsearch"],
+                    yerr=R.interval_errors(ctr, "click_through_rate"), capsize=2, error_kw={"elinewidth": 0.8})
     axes[0].set_xlabel("rank of the clicked result")
     axes[0].set_ylabel("share of SERP views")
-    axes[0].set_title("Click-through by rank")
+    axes[0].set_title("Click-through by rank (95% Wilson interval)")
     times = q("""select 'serp' as page_kind, dwell_ms from serp_views where dwell_ms > 0
                  union all select 'landing_page', dwell_ms from landing_page_views where dwell_ms > 0
                  order by page_kind, dwell_ms""")
@@ -526,7 +630,7 @@ else:
         axes[1].legend(fontsize=8, frameon=False)
     axes[1].set_xlabel("dwell time (s, log)")
     axes[1].set_title("Dwell times")
-    fig.tight_layout()
+    R.margins(fig, left=0.7, right=0.2, bottom=0.5, top=0.3, wgap=0.8)
     R.show_figure(fig, "ConvSearch click-through by rank and dwell time histograms")
 
 # %% [markdown]
@@ -586,7 +690,7 @@ else:
     axes[1].set_ylabel("topics")
     axes[1].set_title("Judged items per topic")
     axes[1].legend(fontsize=8, frameon=False)
-    fig.tight_layout()
+    R.margins(fig, left=R.text_inches(kinds, 9) + 0.2, right=0.2, bottom=0.85, top=0.3, wgap=0.8)
     R.show_figure(fig, "CoSRec relevance grades and judged items per topic")
 
 # %% [markdown]
@@ -613,40 +717,64 @@ rounds = q(
                   avg(value) filter (where aspect = 'rating1') as mean_rating1,
                   avg(value) filter (where aspect = 'rating2') as mean_rating2,
                   avg(value) filter (where aspect = 'rating3') as mean_rating3,
-                  avg(value) filter (where aspect = 'rating_summary') as mean_rating_summary
+                  avg(value) filter (where aspect = 'rating_summary') as mean_rating_summary,
+                  stddev_samp(value) filter (where aspect = 'rating1') as sd_rating1,
+                  count(value) filter (where aspect = 'rating1') as n_rating1,
+                  stddev_samp(value) filter (where aspect = 'rating3') as sd_rating3,
+                  count(value) filter (where aspect = 'rating3') as n_rating3
            from ratings x join turn_rounds tr using (conversation_id, turn_index)
            join conversations c using (conversation_id)
            where x.corpus = 'recoreact' group by all),
        selected as (
-           select domain, round, count(*) as n_selected_items from item_interactions group by all)
+           select domain, round, count(*) as n_selected_items from item_interactions group by all),
+       per_impression as (
+           select c.subset as domain, k.round, coalesce(s.n, 0) as n_selected
+           from (select distinct conversation_id, round from turn_rounds) k
+           join conversations c using (conversation_id)
+           left join (select conversation_id, round, count(*) as n from item_interactions group by all) s
+               using (conversation_id, round)),
+       selected_spread as (
+           select domain, round, stddev_samp(n_selected) as sd_selected from per_impression group by all)
        select i.domain, i.round, i.n_impressions, r.mean_rating1, r.mean_rating2, r.mean_rating3,
               r.mean_rating_summary, coalesce(s.n_selected_items, 0) as n_selected_items,
-              coalesce(s.n_selected_items, 0) / i.n_impressions as mean_selected_per_impression
+              coalesce(s.n_selected_items, 0) / i.n_impressions as mean_selected_per_impression,
+              r.sd_rating1, r.n_rating1, r.sd_rating3, r.n_rating3, d.sd_selected
        from impressions i left join rated r using (domain, round) left join selected s using (domain, round)
+       left join selected_spread d using (domain, round)
        order by domain, round"""
 )
+rounds = R.with_mean_interval(rounds, "mean_rating1", "sd_rating1", "n_rating1", prefix="rating1_ci95")
+rounds = R.with_mean_interval(rounds, "mean_rating3", "sd_rating3", "n_rating3", prefix="rating3_ci95")
+rounds = R.with_mean_interval(rounds, "mean_selected_per_impression", "sd_selected", "n_impressions", prefix="selected_ci95")
+rounds = rounds.drop("sd_rating1", "n_rating1", "sd_rating3", "n_rating3", "sd_selected")
 R.write_table(rounds, "recoreact_rounds")
 if "recoreact" not in PRESENT:
     R.show_absent("recoreact")
 else:
-    R.show_table(rounds, decimals=2)
+    R.show_table(rounds, decimals=2, caption="ci95: Student's t 95% intervals of the means (impressions are the units).")
     domains = sorted(set(rounds["domain"].to_list()))
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.2))
-    for domain, color in zip(domains, ("#2f5d8a", "#c0504d", "#4f8a3c", "#8064a2")):
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
+    for d, (domain, color) in enumerate(zip(domains, ("#2f5d8a", "#c0504d", "#4f8a3c", "#8064a2"))):
         part = rounds.filter(pl.col("domain") == domain).sort("round")
-        for step, style in (("mean_rating1", "-"), ("mean_rating3", "--")):
-            axes[0].plot(part["round"], part[step], style, marker="o", ms=3, color=color,
-                         label=f"{domain} {'first' if step.endswith('1') else 'last'} slate")
-        axes[1].plot(part["round"], part["mean_selected_per_impression"], marker="o", ms=3, color=color, label=domain)
-    axes[0].set_title("Slate ratings (1–9) by round")
+        offset = (d - (len(domains) - 1) / 2) * 0.06
+        for step, style, prefix in (("mean_rating1", "-", "rating1_ci95"), ("mean_rating3", "--", "rating3_ci95")):
+            axes[0].errorbar(part["round"].to_numpy() + offset + (0.02 if style == "--" else -0.02), part[step].to_numpy(),
+                             yerr=R.interval_errors(part, step, prefix), fmt=style, marker="o", ms=3, capsize=2,
+                             elinewidth=0.7, color=color, label=f"{domain} {'first' if step.endswith('1') else 'last'} slate")
+        axes[1].errorbar(part["round"].to_numpy() + offset, part["mean_selected_per_impression"].to_numpy(),
+                         yerr=R.interval_errors(part, "mean_selected_per_impression", "selected_ci95"),
+                         marker="o", ms=3, capsize=2, elinewidth=0.7, color=color, label=domain)
+    axes[0].set_title("Slate ratings (1–9) by round, 95% t intervals")
     axes[0].set_ylabel("mean rating")
-    axes[1].set_title("Selected items per impression by round")
+    axes[1].set_title("Selected items per impression, 95% t intervals")
+    axes[1].set_ylabel("selected items per impression")
     for ax in axes:
         ax.set_xlabel("round")
         ax.set_xticks([1, 2, 3])
-        ax.legend(fontsize=7.5, frameon=False)
-    fig.tight_layout()
-    R.show_figure(fig, "RecoReact ratings and selections by round and domain")
+        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    legend_in = R.text_inches([f"{d} first slate" for d in domains], 7) + 0.45
+    R.margins(fig, left=0.6, right=legend_in, bottom=0.5, top=0.3, wgap=legend_in + 0.6)
+    R.show_figure(fig, "RecoReact ratings and selections by round and domain with 95% intervals")
 
 # %% [markdown]
 # ## 10. The corpus authors' own analyses

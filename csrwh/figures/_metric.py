@@ -31,7 +31,8 @@ class Metric:
             value = self.fn(con, args)
             return None if value is None else float(value)
         names = set(re.findall(r"\$(\w+)", self.sql))
-        rows = con.sql(self.sql, params={n: args.get(n) for n in names} if names else None).fetchall()
+        # execute (a prepared statement), not sql (a relation): a quarter of the time per figure
+        rows = con.execute(self.sql, {n: args.get(n) for n in names} if names else None).fetchall()
         return None if not rows or rows[0][0] is None else float(rows[0][0])
 
     def describe(self, args: Args) -> str:
@@ -56,4 +57,4 @@ def fn_metric(definition: str) -> Callable[[Callable[[Any, Args], float | None]]
 
 
 def rows(con, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple]:
-    return con.sql(sql, params=dict(params) if params else None).fetchall()
+    return con.execute(sql, dict(params) if params else None).fetchall()

@@ -11,6 +11,7 @@ from the marts ``convsearch_topic_distribution``, ``convsearch_annotation_distri
 from __future__ import annotations
 
 from csrwh.figures._metric import sql_metric
+from csrwh.report import interval_errors, margins, text_inches, with_wilson_interval
 
 _DIALOGUES = "nullif((select count(*) from conversations where corpus = 'convsearch'), 0)"
 
@@ -101,7 +102,7 @@ def render(con, R, present: bool) -> None:
     basic = R.query(con, BASIC_STATISTICS_SQL)
     topics = R.query(con, TOPICS_SQL)
     annotations = R.query(con, ANNOTATIONS_SQL)
-    clicks = R.query(con, CLICKS_SQL)
+    clicks = with_wilson_interval(R.query(con, CLICKS_SQL), "n_serp_views_clicked", "n_serp_views")
     R.write_table(basic, "convsearch_basic_statistics")
     R.write_table(topics, "convsearch_topic_distribution")
     R.write_table(annotations, "convsearch_annotation_distribution")
@@ -138,7 +139,8 @@ def render(con, R, present: bool) -> None:
     ax = axes[1]
     if not clicks.is_empty():
         x = np.arange(clicks.height)
-        ax.bar(x, clicks["click_ratio"].to_numpy(), color="#2f5d8a", label="warehouse")
+        ax.bar(x, clicks["click_ratio"].to_numpy(), color="#2f5d8a", label="warehouse (95% Wilson interval)",
+               yerr=interval_errors(clicks, "click_ratio"), capsize=2, error_kw={"elinewidth": 0.8})
         pub = [(i, published.get(f"convsearch.click_ratio.{p}")) for i, p in enumerate(clicks["position"].to_list())]
         pub = [(i, y) for i, y in pub if y is not None]
         if pub:
@@ -149,7 +151,9 @@ def render(con, R, present: bool) -> None:
     ax.set_xlabel("ranking position of the clicked result")
     ax.set_ylabel("share of SERP views clicked there")
     ax.set_title("Click ratio by position")
-    fig.tight_layout()
+    legend_in = text_inches(["warehouse (95% Wilson interval)", "published (Figure 4b)"], 8) + 0.55
+    margins(fig, left=0.6, right=legend_in, bottom=text_inches(labels, 9) * 0.5 + 0.55, top=0.3,
+              wgap=legend_in + 0.6)
     R.show_figure(fig, "ConvSearch topic shares and click ratio by ranking position, with the published values")
 
     if annotations.is_empty():
@@ -187,5 +191,6 @@ def render(con, R, present: bool) -> None:
     ax.set_xlabel("% of the item's annotations")
     ax.set_title("Annotation grades per item (Table 2)")
     ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
+    margins(fig, left=text_inches(items, 8) + 0.15, right=text_inches([f"grade {g}" for g in grades], 8) + 0.6,
+              bottom=0.5, top=0.3)
     R.show_figure(fig, "ConvSearch annotation grade shares per item")

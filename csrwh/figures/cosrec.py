@@ -12,6 +12,7 @@ print no numbers; their bars were read off the images (see the explanation of ea
 from __future__ import annotations
 
 from csrwh.figures._metric import fn_metric, rows, sql_metric
+from csrwh.report import margins, text_inches, with_mean_interval
 
 # the README figure's legend order, also the order its script evidently summed the aspect means in
 README_ASPECTS = ("fluency", "informativeness", "logicality", "coherence")
@@ -111,9 +112,7 @@ BY_ASPECT_SQL = """
         where corpus = 'cosrec' and rater_kind = 'crowd' and mean_value is not null
     )
     select subset, aspect, count(*) as n_conversations, avg(mean_value) as mean,
-           stddev_samp(mean_value) as sd,
-           avg(mean_value) - 1.96 * stddev_samp(mean_value) / sqrt(count(*)) as ci95_low,
-           avg(mean_value) + 1.96 * stddev_samp(mean_value) / sqrt(count(*)) as ci95_high
+           stddev_samp(mean_value) as sd
     from q group by subset, aspect order by subset, aspect"""
 
 
@@ -133,7 +132,8 @@ def render(con, R, present: bool) -> None:
     average = R.query(con, AVERAGE_SQL)
     aspects = R.query(con, ASPECT_SQL)
     judgments = R.query(con, JUDGMENTS_SQL)
-    by_aspect = R.query(con, BY_ASPECT_SQL)
+    # Student's t 95% interval over the conversations (ci95_low, ci95_high)
+    by_aspect = with_mean_interval(R.query(con, BY_ASPECT_SQL), "mean", "sd", "n_conversations")
     R.write_table(average, "cosrec_quality_average_histogram")
     R.write_table(aspects, "cosrec_quality_aspect_histogram")
     R.write_table(judgments, "cosrec_judgments_per_intent_histogram")
@@ -182,7 +182,8 @@ def render(con, R, present: bool) -> None:
         ax.set_ylabel("conversations")
         ax.set_title("Rating per aspect")
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        fig.tight_layout()
+        margins(fig, left=0.6, right=text_inches([*names, "README figure"], 8) + 0.55, bottom=0.55, top=0.3,
+                  wgap=0.75)
         R.show_figure(fig, "CoSRec quality histograms: average rating and rating per aspect")
         R.show_table(average, decimals={"bin_lower": 1, "bin_upper": 1, "share": 3},
                      caption="Average quality: an average on an edge counts in the upper bin; the last bin includes 5.")
@@ -204,13 +205,13 @@ def render(con, R, present: bool) -> None:
         ax.set_xlim(-0.6, len(order) - 0.4)
         ax.set_ylabel("mean rating (1-5)")
         ax.set_xlabel("aspect (overall = mean of the four)")
-        ax.set_title("Mean conversation quality per aspect, 95% interval")
+        ax.set_title("Mean conversation quality per aspect, Student's t 95% interval")
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        fig.tight_layout()
+        margins(fig, left=0.6, right=text_inches(subsets, 8) + 0.7, bottom=0.5, top=0.3)
         R.show_figure(fig, "CoSRec mean quality per aspect and subset with 95% intervals")
         R.show_table(by_aspect, decimals={"mean": 3, "sd": 3, "ci95_low": 3, "ci95_high": 3},
                      caption="Means over conversations of each conversation's mean rating; "
-                             "interval mean ± 1.96·sd/√n.")
+                             "Student's t interval mean ± t(0.975, n−1)·sd/√n.")
 
     if judgments.is_empty():
         R.show_html("<p>No relevance judgments in this warehouse (they come with CoSRec-Curated).</p>")
@@ -236,7 +237,8 @@ def render(con, R, present: bool) -> None:
     ax.set_ylabel("intents")
     ax.set_title("Relevance judgments per intent, by grade")
     ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
+    margins(fig, left=0.6, right=text_inches([*GRADE_LABELS.values(), "README figure"], 8) + 0.55,
+              bottom=0.5, top=0.3)
     R.show_figure(fig, "CoSRec relevance judgments per intent by grade")
     n_intents = judgments.filter(judgments["grade"] == 0)["n_intents"].sum()
     R.show_html(f"<p>{n_intents:,} judged intents; a count on a bin edge goes to the upper bin.</p>")

@@ -21,9 +21,10 @@ import weakref
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from csrwh.figures._metric import Metric, fn_metric, rows, sql_metric
+from csrwh.report import margins, text_inches
+from csrwh.stats import mean_interval, pearson, spearman, wilson_interval
 
 NAME = "crsarena"
 ENVIRONMENTS = ("open", "closed")
@@ -189,12 +190,8 @@ def open_closed_pairs(con, quantity: str) -> list[tuple[str, float, float]]:
 
 def open_closed_correlation(con, quantity: str, method: str) -> tuple[float | None, int]:
     pairs = open_closed_pairs(con, quantity)
-    x = np.array([p[1] for p in pairs], dtype=float)
-    y = np.array([p[2] for p in pairs], dtype=float)
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return None, len(x)
-    fn = stats.pearsonr if method == "pearson" else stats.spearmanr
-    return float(fn(x, y).statistic), len(x)
+    fn = pearson if method == "pearson" else spearman
+    return fn([p[1] for p in pairs], [p[2] for p in pairs]), len(pairs)
 
 
 @fn_metric("{method} correlation over systems of the open- and closed-environment {quantity} "
@@ -204,12 +201,6 @@ def _open_closed_correlation(con, args) -> float | None:
 
 
 METRICS["crs_open_closed_correlation"] = _open_closed_correlation
-
-
-def _spearman(x: list[float], y: list[float]) -> float | None:
-    if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
-        return None
-    return float(stats.spearmanr(np.array(x, dtype=float), np.array(y, dtype=float)).statistic)
 
 
 @fn_metric(
@@ -223,7 +214,7 @@ def _elo_satisfaction(con, args) -> float | None:
         """select elo, satisfaction_rate from crs_leaderboard
            where environment = 'global' and elo is not null and satisfaction_rate is not null""",
     )
-    return _spearman([p[0] for p in pairs], [p[1] for p in pairs])
+    return spearman([p[0] for p in pairs], [p[1] for p in pairs])
 
 
 METRICS["crs_elo_satisfaction_correlation"] = _elo_satisfaction
@@ -248,7 +239,7 @@ def _elo_external(con, args) -> float | None:
     external = parse_external(args["values"])
     elo = dict(rows(con, "select system_id, elo from crs_leaderboard where environment = 'global' and elo is not null"))
     systems = sorted(s for s in external if s in elo)
-    return _spearman([elo[s] for s in systems], [external[s] for s in systems])
+    return spearman([elo[s] for s in systems], [external[s] for s in systems])
 
 
 METRICS["crs_elo_external_spearman"] = _elo_external
@@ -345,32 +336,42 @@ def _render_dialogues(R, plt, dialogue_stats: pl.DataFrame) -> None:
     value = {(r["environment"], r["system_id"]): r for r in per_system.to_dicts()}
     ys = np.arange(len(systems))
     height = 0.8 / max(len(envs), 1)
-
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(systems) + 1.4))
     for k, env in enumerate(envs):
         offset = (k - (len(envs) - 1) / 2) * height
-        share = [value.get((env, s), {}).get("satisfied_share") for s in systems]
-        ax.barh(ys + offset, [np.nan if v is None else v for v in share], height, color=ENV_COLORS[env], label=env)
+        rows_ = [value.get((env, s), {}) for s in systems]
+        satisfied = [r.get("n_satisfied") or 0 for r in rows_]
+        with_sentiment = [(r.get("n_satisfied") or 0) + (r.get("n_frustrated") or 0) for r in rows_]
+        bounds = [wilson_interval(k_, n_) for k_, n_ in zip(satisfied, with_sentiment)]
+        share = np.array([k_ / n_ if n_ else np.nan for k_, n_ in zip(satisfied, with_sentiment)])
+        low = np.array([np.nan if b[0] is None else b[0] for b in bounds])
+        high = np.array([np.nan if b[1] is None else b[1] for b in bounds])
+        ax.barh(ys + offset, share, height, color=ENV_COLORS[env], label=env,
+                xerr=[np.nan_to_num(share - low), np.nan_to_num(high - share)], capsize=2,
+                error_kw={"elinewidth": 0.8})
     ax.set_yticks(ys, systems, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
-    ax.set_xlabel("share of dialogues whose user ended satisfied")
+    ax.set_xlabel("share of dialogues whose user ended satisfied (95% Wilson interval)")
     ax.set_title("User satisfaction per CRS")
     ax.legend(title="environment", fontsize=8, title_fontsize=8, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    fig.tight_layout()
-    R.show_figure(fig, "CRSArena share of satisfied users per CRS and environment")
+    margins(fig, left=text_inches(systems, 8) + 0.2, right=1.1, bottom=0.5, top=0.3)
+    R.show_figure(fig, "CRSArena share of satisfied users per CRS and environment with 95% intervals")
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.45 * len(systems) + 1.6), sharey=True)
-    for ax, quantity, label in ((axes[0], "utterances", "utterances per dialogue"),
-                                (axes[1], "words", "words per utterance")):
+    for ax, quantity, count, label in ((axes[0], "utterances", "n_dialogues", "utterances per dialogue"),
+                                       (axes[1], "words", "n_utterances", "words per utterance")):
         for k, env in enumerate([e for e in envs if e != "combined"]):
             offset = (k - 0.5) * 0.3
-            means = [value.get((env, s), {}).get(f"{quantity}_mean") for s in systems]
-            sds = [value.get((env, s), {}).get(f"{quantity}_sd") for s in systems]
-            medians = [value.get((env, s), {}).get(f"{quantity}_median") for s in systems]
-            ax.errorbar([np.nan if m is None else m for m in means], ys + offset,
-                        xerr=[0 if v is None else v for v in sds], fmt="o", ms=4, capsize=2,
-                        color=ENV_COLORS[env], elinewidth=0.8, label=f"{env}: mean ± s.d.")
+            rows_ = [value.get((env, s), {}) for s in systems]
+            means = np.array([np.nan if r.get(f"{quantity}_mean") is None else r[f"{quantity}_mean"] for r in rows_])
+            bounds = [mean_interval(r.get(f"{quantity}_mean"), r.get(f"{quantity}_sd"), r.get(count)) for r in rows_]
+            low = np.array([np.nan if b[0] is None else b[0] for b in bounds])
+            high = np.array([np.nan if b[1] is None else b[1] for b in bounds])
+            medians = [r.get(f"{quantity}_median") for r in rows_]
+            ax.errorbar(means, ys + offset, xerr=[np.nan_to_num(means - low), np.nan_to_num(high - means)],
+                        fmt="o", ms=4, capsize=2, color=ENV_COLORS[env], elinewidth=0.8,
+                        label=f"{env}: mean, 95% t interval")
             ax.plot([np.nan if m is None else m for m in medians], ys + offset, "|", ms=9, mew=1.6,
                     color=ENV_COLORS[env], label=f"{env}: median")
         ax.set_xlabel(label)
@@ -382,7 +383,7 @@ def _render_dialogues(R, plt, dialogue_stats: pl.DataFrame) -> None:
     axes[1].set_title("Utterance length")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=8, frameon=False, loc="lower center", ncol=4)
-    fig.tight_layout(rect=(0, 0.09, 1, 1))
+    margins(fig, left=text_inches(systems, 8) + 0.2, right=0.2, bottom=0.95, top=0.3, wgap=0.25)
     R.show_figure(fig, "CRSArena conversation and utterance lengths per CRS and environment")
 
 
@@ -404,19 +405,16 @@ def _render_battles(R, plt, battles: pl.DataFrame, ties: pl.DataFrame) -> None:
     )
     R.show_table(matrix, decimals=0, caption="Battles per ordered pair, both environments.")
     grid = np.array([[cell.get((a, b), 0) for b in systems] for a in systems], dtype=float)
-    fig, ax = plt.subplots(figsize=(7.2, 6.2))
-    image = ax.imshow(grid, cmap="YlGnBu")
-    for i in range(len(systems)):
-        for j in range(len(systems)):
-            ax.text(j, i, f"{int(grid[i, j])}", ha="center", va="center", fontsize=8,
-                    color="white" if grid[i, j] > grid.max() * 0.6 else "black")
+    fig, ax = plt.subplots(figsize=(7.2, 6.0))
+    image = ax.imshow(grid, cmap="YlGnBu")  # the counts themselves are in the table above
     ax.set_xticks(range(len(systems)), systems, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(len(systems)), systems, fontsize=8)
     ax.set_xlabel("CRS recorded second (crs2)")
     ax.set_ylabel("CRS recorded first (crs1)")
     ax.set_title("Battles per ordered pair (open + closed)")
-    fig.colorbar(image, ax=ax, label="battles", shrink=0.8)
-    fig.tight_layout()
+    names_in = text_inches(systems, 8)
+    margins(fig, left=names_in + 0.55, right=0.3, bottom=names_in * 0.72 + 0.55, top=0.3)
+    fig.colorbar(image, ax=ax, label="battles", shrink=0.8)  # after margins: it takes its room from ax
     R.show_figure(fig, "CRSArena battle counts per ordered pair of CRSs")
 
 
@@ -465,5 +463,5 @@ def _render_diversity(R, plt, diversity: pl.DataFrame) -> None:
         ax.set_xlabel("utterances")
     axes[0].set_ylabel("Distinct-2")
     axes[1].legend(fontsize=8, frameon=False, loc="upper right", ncol=3)
-    fig.tight_layout()
+    margins(fig, left=0.6, right=0.2, bottom=0.5, top=0.3, wgap=0.25)
     R.show_figure(fig, "CRSArena Distinct-2 per environment and side, dataset and plain variants")

@@ -20,6 +20,8 @@ import numpy as np
 import polars as pl
 
 from csrwh.figures._metric import Args, Metric, sql_metric
+from csrwh.report import margins, text_inches
+from csrwh.stats import mean_interval
 
 _SIDE = "user side {side} (agent = LLM-agent users, human = human users), release {release}"
 
@@ -194,11 +196,15 @@ def _q(R, con, sql: str, **params) -> pl.DataFrame:
     return R.query(con, sql, params)
 
 
-def _se(sd, n) -> np.ndarray:
-    """Standard error of a mean from its sd and n (0 where undefined)."""
-    sd = np.array([np.nan if v is None else v for v in sd], dtype=float)
-    n = np.array(n, dtype=float)
-    return np.nan_to_num(sd / np.sqrt(np.maximum(n, 1)))
+def _ci(means, sds, ns) -> list[np.ndarray]:
+    """``[below, above]`` error-bar lengths of Student's t 95% intervals of means from their sd
+    and n (``csrwh.stats.mean_interval``; 0 where undefined, n < 2)."""
+    below, above = [], []
+    for mean, sd, n in zip(means, sds, ns, strict=True):
+        low, high = mean_interval(mean, sd, n)
+        below.append(0.0 if low is None else mean - low)
+        above.append(0.0 if high is None else high - mean)
+    return [np.array(below), np.array(above)]
 
 
 def _tables(R, con) -> dict[str, pl.DataFrame]:
@@ -241,7 +247,7 @@ def render(con, R, present: bool) -> None:
         return
     _render_task_statistics(R, plt, tables["recllmsim_task_statistics"])
     _render_quality_by_chat_model(R, plt, tables["recllmsim_quality_by_chat_model"])
-    _render_quality_by_turns(R, plt, tables["recllmsim_quality_by_turns"])
+    _render_quality_by_turns(R, tables["recllmsim_quality_by_turns"])
     _render_strategies(R, plt, tables["recllmsim_strategy_distribution"])
     _render_quality_by_strategy(R, plt, tables["recllmsim_quality_by_strategy"])
     _render_consistency(R, tables["recllmsim_strategy_consistency"])
@@ -275,12 +281,12 @@ def _render_task_statistics(R, plt, stats: pl.DataFrame) -> None:
         n = [r["n_conversations"] if r else 0 for r in rows_]
         for ax, mean, sd in ((axes[0], "mean_turns", "sd_turns"), (axes[1], "mean_user_tokens", "sd_user_tokens")):
             means = np.array([np.nan if not r or r[mean] is None else r[mean] for r in rows_], dtype=float)
-            errors = _se([r[sd] if r else None for r in rows_], n)
+            errors = _ci([None if np.isnan(m) else m for m in means], [r[sd] if r else None for r in rows_], n)
             ax.bar(xs, np.nan_to_num(means), width, yerr=errors, capsize=2, color=SIDE_COLORS[side],
                    label=SIDE_NAMES[side], error_kw={"elinewidth": 0.8})
-    axes[0].set_ylabel("turns (mean ± s.e.)")
+    axes[0].set_ylabel("turns (mean, 95% t interval)")
     axes[0].set_title("Turns per conversation (messages // 2)")
-    axes[1].set_ylabel("tokens (mean ± s.e.)")
+    axes[1].set_ylabel("tokens (mean, 95% t interval)")
     axes[1].set_title("User tokens per conversation (cl100k_base)")
     if stats["mean_user_tokens"].is_null().all():
         axes[1].text(0.5, 0.5, "no token counts in this warehouse", ha="center", va="center", transform=axes[1].transAxes)
@@ -289,7 +295,7 @@ def _render_task_statistics(R, plt, stats: pl.DataFrame) -> None:
         ax.set_xlabel("scenario")
         ax.margins(y=0.15)
     axes[0].legend(fontsize=8, frameon=False, loc="upper left", ncol=2)
-    fig.tight_layout()
+    margins(fig, left=0.7, right=0.15, bottom=text_inches(scenarios, 8) * 0.36 + 0.6, top=0.3, wgap=0.8)
     R.show_figure(fig, "RecLLMSim turns and user tokens per conversation by scenario and user side")
 
 
@@ -308,30 +314,33 @@ def _render_quality_by_chat_model(R, plt, quality: pl.DataFrame) -> None:
     R.show_table(counts.join(wide, on=["user_side", "chat_model"]).sort("user_side", "chat_model"), decimals=4)
     groups = part.select("user_side", "chat_model").unique().sort("user_side", "chat_model").rows()
     fig, ax = plt.subplots(figsize=(9, 3.4))
-    cmap = matplotlib.colormaps["tab10"]
+    colors = matplotlib.colormaps["tab20"].colors if len(groups) > 10 else matplotlib.colormaps["tab10"].colors
     width = 0.8 / max(len(groups), 1)
     for k, (side, model) in enumerate(groups):
         sub = {r["aspect"]: r for r in part.filter((pl.col("user_side") == side) & (pl.col("chat_model") == model)).to_dicts()}
         xs = np.arange(len(ASPECTS)) + (k - (len(groups) - 1) / 2) * width
-        means = [sub[a]["mean_value"] if a in sub else 0.0 for a in ASPECTS]
-        errors = _se([sub[a]["sd_value"] if a in sub else None for a in ASPECTS], [sub[a]["n_conversations"] if a in sub else 0 for a in ASPECTS])
-        ax.bar(xs, means, width, yerr=errors, capsize=2, color=cmap(k % 10), label=f"{model} ({side})",
-               error_kw={"elinewidth": 0.8})
+        means = [sub[a]["mean_value"] if a in sub else None for a in ASPECTS]
+        errors = _ci(means, [sub[a]["sd_value"] if a in sub else None for a in ASPECTS],
+                     [sub[a]["n_conversations"] if a in sub else 0 for a in ASPECTS])
+        ax.bar(xs, [0.0 if m is None else m for m in means], width, yerr=errors, capsize=2,
+               color=colors[k % len(colors)], label=f"{model} ({side})", error_kw={"elinewidth": 0.8})
     ax.set_xticks(range(len(ASPECTS)), ASPECTS)
     ax.set_ylim(0, 2.05)
-    ax.set_ylabel("mean score 0..2 (± s.e.)")
+    ax.set_ylabel("mean score 0..2 (95% t interval)")
     ax.set_xlabel("aspect")
     ax.legend(fontsize=7.5, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
     ax.set_title("Assistant quality by chat model")
-    fig.tight_layout()
+    margins(fig, left=0.7, right=text_inches([f"{m} ({s})" for s, m in groups], 7.5) + 0.55, bottom=0.55,
+              top=0.3)
     R.show_figure(fig, "RecLLMSim assistant quality by chat model")
 
 
-def _render_quality_by_turns(R, plt, quality: pl.DataFrame) -> None:
+def _render_quality_by_turns(R, quality: pl.DataFrame) -> None:
     R.show_html(
         "<h4>Simulation quality by number of turns</h4><p>statistics/simulaton_quality.py (and the "
         "README's table): the LLM judge's Preference Alignment and Role-Playing Completeness (0..2) of "
-        "the simulated users, by turns (messages // 2).</p>"
+        "the simulated users, by turns (messages // 2), with the conversations per turn count. Plotted "
+        "by user turns, with 95% intervals, in section 5.</p>"
     )
     aspects = ("Preference Alignment", "Role-Playing Completeness")
     part = quality.filter((pl.col("user_side") == "agent") & pl.col("aspect").is_in(aspects))
@@ -341,24 +350,8 @@ def _render_quality_by_turns(R, plt, quality: pl.DataFrame) -> None:
     wide = part.pivot(on="aspect", index="n_turns", values="mean_value", sort_columns=True)
     counts = part.group_by("n_turns").agg(pl.col("n_conversations").max())
     R.show_table(counts.join(wide, on="n_turns").sort("n_turns"), decimals=4)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.2), gridspec_kw={"width_ratios": [3, 2]})
-    for j, aspect in enumerate(aspects):
-        sub = part.filter(pl.col("aspect") == aspect).sort("n_turns")
-        xs = sub["n_turns"].to_numpy() + (j - 0.5) * 0.12
-        axes[0].errorbar(xs, sub["mean_value"].to_numpy(), yerr=_se(sub["sd_value"].to_list(), sub["n_conversations"].to_list()),
-                         marker="o", ms=3, capsize=2, color=("#8064a2", "#4f8a3c")[j], label=aspect)
-    axes[0].set_xlabel("turns in the conversation")
-    axes[0].set_ylabel("mean rating 0..2 (± s.e.)")
-    axes[0].set_ylim(0, 2.05)
-    axes[0].legend(fontsize=8, frameon=False, loc="lower right")
-    axes[0].set_title("Simulation quality by turns")
-    counts = counts.sort("n_turns")
-    axes[1].bar(counts["n_turns"].to_numpy(), counts["n_conversations"].to_numpy(), color="#999999")
-    axes[1].set_xlabel("turns in the conversation")
-    axes[1].set_ylabel("conversations")
-    axes[1].set_title("Conversations by turns")
-    fig.tight_layout()
-    R.show_figure(fig, "RecLLMSim simulation quality by number of turns")
+    # not plotted again: section 5 plots both aspects by user turns (for these conversations the
+    # same as messages // 2 but for an odd last message) with 95% intervals
 
 
 def _render_strategies(R, plt, dist: pl.DataFrame) -> None:
@@ -387,19 +380,20 @@ def _render_strategies(R, plt, dist: pl.DataFrame) -> None:
         sub = part.filter((pl.col("scheme") == scheme) & (pl.col("dimension") == dimension) & (pl.col("user_side") == side))
         values = sorted(set(part.filter((pl.col("scheme") == scheme) & (pl.col("dimension") == dimension))["label_value"].to_list()))
         shares = dict(zip(sub["label_value"].to_list(), sub["share"].to_list()))
-        left = 0.0
-        for j, value in enumerate(values):
-            share = shares.get(value, 0.0)
-            ax.barh(i, share, left=left, color=cmap(j % 20), edgecolor="white", linewidth=0.5)
+        widths = np.array([shares.get(value, 0.0) for value in values])
+        lefts = np.concatenate([[0.0], np.cumsum(widths)[:-1]])
+        ax.barh(np.full(len(values), i), widths, left=lefts, color=[cmap(j % 20) for j in range(len(values))],
+                edgecolor="white", linewidth=0.5)
+        for value, left, share in zip(values, lefts, widths):
             if share >= 0.07:
                 ax.text(left + share / 2, i, value, ha="center", va="center", fontsize=6.5)
-            left += share
-    ax.set_yticks(range(len(rows_)), [f"{s}.{d} ({side})" for s, d, side in rows_], fontsize=7.5)
+    row_labels = [f"{s}.{d} ({side})" for s, d, side in rows_]
+    ax.set_yticks(range(len(rows_)), row_labels, fontsize=7.5)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of the side's labelled conversations (segments named by label; < 7% unnamed)")
     ax.set_title("Final behaviour labels: LLM-agent vs human users")
-    fig.tight_layout()
+    margins(fig, left=text_inches(row_labels, 7.5) + 0.15, right=0.2, bottom=0.5, top=0.3)
     R.show_figure(fig, "RecLLMSim behaviour label shares per scheme, dimension and user side")
 
 
@@ -425,22 +419,27 @@ def _render_quality_by_strategy(R, plt, scores: pl.DataFrame) -> None:
     height = max(sub.select("dimension", "label_value").unique().height for *_, sub in panels)
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels) + 1, 0.3 * height + 1.6), squeeze=False)
     colors = dict(zip(ASPECTS, ("#2f5d8a", "#d08a1e", "#4f8a3c")))
+    labels_in = 0.0
     for ax, (side, release, scheme, sub) in zip(axes[0], panels):
         groups = sub.select("dimension", "label_value").unique().sort("dimension", "label_value").rows()
         for k, aspect in enumerate(ASPECTS):
             part = {(r["dimension"], r["label_value"]): r for r in sub.filter(pl.col("aspect") == aspect).to_dicts()}
             ys = np.arange(len(groups)) + (k - 1) * 0.22
             means = [part[g]["mean_value"] if g in part else np.nan for g in groups]
-            errors = _se([part[g]["sd_value"] if g in part else None for g in groups],
+            errors = _ci([None if np.isnan(m) else m for m in means],
+                         [part[g]["sd_value"] if g in part else None for g in groups],
                          [part[g]["n_conversations"] if g in part else 0 for g in groups])
             ax.errorbar(means, ys, xerr=errors, fmt="o", ms=3, capsize=2, color=colors[aspect], label=aspect)
-        ax.set_yticks(range(len(groups)), [f"{d}: {v}" for d, v in groups], fontsize=7.5)
+        group_labels = [f"{d}: {v}" for d, v in groups]
+        labels_in = max(labels_in, text_inches(group_labels, 7.5))
+        ax.set_yticks(range(len(groups)), group_labels, fontsize=7.5)
         ax.invert_yaxis()
         ax.set_xlim(0, 2.05)
-        ax.set_xlabel("mean score 0..2 (± s.e.)")
+        ax.set_xlabel("mean score 0..2 (95% t interval)")
         ax.set_title(f"{SIDE_NAMES[side]} ({scheme})", fontsize=9)
     axes[0][-1].legend(fontsize=7.5, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    fig.tight_layout()
+    margins(fig, left=labels_in + 0.15, right=text_inches(ASPECTS, 7.5) + 0.55, bottom=0.5, top=0.3,
+              wgap=labels_in + 0.3)
     R.show_figure(fig, "RecLLMSim assistant quality by final behaviour label")
 
 
@@ -474,14 +473,21 @@ def _render_profile_labels(R, plt, labels: pl.DataFrame) -> None:
                   if a in set(part["attribute"].to_list())]
     if not attributes:
         return
-    fig, axes = plt.subplots(1, len(attributes), figsize=(3.3 * len(attributes), 4.6), squeeze=False)
+    panels = []
     unnamed = 0
-    for ax, attribute in zip(axes[0], attributes):
+    for attribute in attributes:
         sub = part.filter((pl.col("attribute") == attribute) & ~pl.col("label").is_in(OTHERS)
                           & ~pl.col("label_en").fill_null("").is_in(OTHERS))
         named = sub.filter(pl.col("label_en").is_not_null())
         unnamed += sub.filter(pl.col("label_en").is_null())["label"].n_unique()
-        names = sorted(set(named["label_en"].to_list()))
+        panels.append((attribute, named, sorted(set(named["label_en"].to_list()))))
+    labels_in = max(text_inches(names, 7) for *_, names in panels)
+    n_cols = min(3, len(panels))
+    n_rows = -(-len(panels) // n_cols)
+    most = max(len(names) for *_, names in panels)
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(n_cols * (labels_in + 2.0) + 0.2, n_rows * (0.17 * most + 0.9) + 0.6),
+                             squeeze=False)
+    for ax, (attribute, named, names) in zip(axes.flat, panels):
         for k, side in enumerate(("agent", "human")):
             share = dict(zip(*named.filter(pl.col("user_side") == side).select("label_en", "share_of_conversations")
                              .to_dict(as_series=False).values()))
@@ -491,8 +497,11 @@ def _render_profile_labels(R, plt, labels: pl.DataFrame) -> None:
         ax.invert_yaxis()
         ax.set_title(attribute.replace("_", " "), fontsize=9)
         ax.set_xlabel("share of conversations")
-    axes[0][0].legend(fontsize=7.5, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
-    fig.tight_layout()
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, frameon=False, loc="upper center", ncol=2)
+    margins(fig, left=labels_in + 0.15, right=0.2, bottom=0.5, top=0.55, wgap=labels_in + 0.35, hgap=0.8)
     R.show_figure(fig, "RecLLMSim profile label shares, simulated vs human users")
     if unnamed:
         R.show_html(f'<p class="caption">Labels without an English name in the simulated profiles '

@@ -141,6 +141,29 @@ def test_published_figures_compare_as_documented(real) -> None:
     assert not [i for i, s in status.items() if s == "differs" and not i.startswith("cosrec.")]
 
 
+def test_agreement_per_subset_and_label(real) -> None:
+    """CoSRec's agreement is reported for the corpus, per subset and per intent label, each with
+    its interval (the values are checked against the oracle in the table test above)."""
+    import duckdb
+
+    _, warehouse, first, _, _ = real
+    _, rows = expected.read_csv(first.parent / "tables" / "annotator_agreement.csv")
+    cosrec = [r for r in rows if r["corpus"] == "cosrec"]
+    assert {r["scope"] for r in cosrec} == {"corpus", "subset", "label"}
+    assert all(r["ci_low"] and r["ci_high"] and float(r["ci_low"]) <= float(r["ci_high"]) for r in cosrec)
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        labels = {label for (label,) in con.execute(
+            "select distinct raw_label from intents where corpus = 'cosrec' and source = 'human' and is_primary"
+        ).fetchall()}
+        rated_subsets = {subset for (subset,) in con.execute(
+            """select distinct c.subset from ratings r join conversations c using (conversation_id)
+               where r.corpus = 'cosrec' and r.rater_kind = 'crowd'"""
+        ).fetchall()}
+    assert {r["label"] for r in cosrec if r["scope"] == "label"} == labels
+    for subject in {r["subject"] for r in cosrec if r["subject"].startswith("quality:")}:
+        assert {r["subset"] for r in cosrec if r["subject"] == subject and r["scope"] == "subset"} == rated_subsets
+
+
 def test_absent_corpora_sections_say_so(real) -> None:
     _, _, first, _, _ = real
     page = first.read_text(encoding="utf-8")

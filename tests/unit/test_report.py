@@ -27,14 +27,9 @@ from csrwh.build import build
 from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
 from csrwh.sample import generate
+from ingest import registry
 
-FOLDERS = {
-    "cosrec": "cosrec",
-    "crsarena-dial": "crsarena",
-    "convsearch": "convsearch",
-    "recllmsim": "recllmsim",
-    "recoreact": "recoreact",
-}
+FOLDERS = {spec.folder: spec.name for spec in registry.CORPORA}  # data folder -> corpus, every corpus
 PUBLISHED = report.NOTEBOOK_DIR / "published_figures"
 NOTEBOOK = report.NOTEBOOK_DIR / "statistics.py"
 GENERATED_AT = re.compile(r'<span id="generated-at">[^<]*</span>')
@@ -120,6 +115,42 @@ def test_page_is_self_contained_with_every_section(sample) -> None:
         assert title in page, title
     assert "</strong> corpus not present in this warehouse." not in page
     assert "Traceback" not in page and "output_error" not in page
+
+
+def test_table_of_contents_links_to_every_section(sample) -> None:
+    _, _, first, _ = sample
+    page = first.read_text(encoding="utf-8")
+    toc = re.search(r'<nav class="toc">(.*?)</nav>', page, re.DOTALL)
+    assert toc, "no table of contents"
+    targets = re.findall(r'href="#([^"]+)"', toc.group(1))
+    ids = re.findall(r'<h[1-6] id="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), "duplicate heading ids"
+    sections = re.findall(r"^# ## (.+)$", NOTEBOOK.read_text(encoding="utf-8"), re.MULTILINE)
+    assert len(targets) == len(sections) >= 10
+    assert set(targets) <= set(ids), sorted(set(targets) - set(ids))
+
+
+def test_export_body_writes_markdown_and_outputs_without_code() -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("## 1. A section\n\nText with `code` and <em>html</em>.\n\n## 1. A section"),
+        nbformat.v4.new_code_cell("secret_source_line = 1", outputs=[
+            nbformat.v4.new_output("display_data", data={"text/html": "<p class='x'>kept</p>", "text/plain": "no"}),
+            nbformat.v4.new_output("stream", name="stdout", text="a < b\n"),
+            nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="}),
+            nbformat.v4.new_output("execute_result", data={"text/plain": "[1, 2]"}, execution_count=1),
+        ]),
+    ])
+    body, headings = report._export_body(nb)
+    assert body == report._export_body(nb)[0]  # deterministic
+    assert "secret_source_line" not in body
+    assert '<h2 id="1-a-section">1. A section</h2>' in body and '<h2 id="1-a-section-2">' in body
+    assert headings == [(2, "1-a-section", "1. A section"), (2, "1-a-section-2", "1. A section")]
+    assert "<code>code</code>" in body and "<em>html</em>" in body
+    assert "<p class='x'>kept</p>" in body and ">no<" not in body  # rich output preferred
+    assert "<pre>a &lt; b\n</pre>" in body and "<pre>[1, 2]</pre>" in body
+    assert 'src="data:image/png;base64,iVBORw0KGgo="' in body
 
 
 def test_page_renders_in_headless_chromium(sample) -> None:

@@ -24,6 +24,8 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # report_oracle/ beside this file
 from report_oracle import CORPORA as ORACLE_CORPORA
+from report_oracle import agreement as agreement_oracle
+from report_oracle.intervals import t_interval, wilson
 
 TOL = 2e-6
 
@@ -208,10 +210,6 @@ def expected_intent_labels(con) -> Rows:
     return rows(con, "select * from intent_distribution")
 
 
-def expected_annotator_agreement(con) -> Rows:
-    return rows(con, "select * from annotator_agreement")
-
-
 def expected_intent_consensus_summary(con) -> Rows:
     by = defaultdict(list)
     for r in rows(con, "select corpus, label_scheme, n_annotators, agreement_share, is_unanimous from intent_consensus"):
@@ -271,9 +269,11 @@ def expected_crsarena_conversations(con) -> Rows:
     for (env, system), sentiments in by.items():
         given = [s for s in sentiments if s is not None]
         satisfied = sum(1 for s in given if s == "satisfied")
+        low, high = wilson(satisfied, len(given))
         out.append({"environment": env, "system_id": system, "n_conversations": len(sentiments),
                     "n_with_sentiment": len(given), "n_satisfied": satisfied,
-                    "satisfaction_rate": satisfied / len(given) if given else None})
+                    "satisfaction_rate": satisfied / len(given) if given else None,
+                    "satisfaction_ci95_low": low, "satisfaction_ci95_high": high})
     return out
 
 
@@ -333,8 +333,9 @@ def expected_convsearch_click_through_by_rank(con) -> Rows:
     for r in rows(con, "select rank, serp_view_id from result_clicks where click_type = 'content'"):
         clicks[r["rank"]] += 1
         serps[r["rank"]].add(r["serp_view_id"])
-    return [{"rank": k, "n_clicks": n, "n_serp_views_clicked": len(serps[k]),
-             "click_through_rate": len(serps[k]) / n_serps} for k, n in clicks.items()]
+    return [{"rank": k, "n_clicks": n, "n_serp_views_clicked": len(serps[k]), "n_serp_views": n_serps,
+             "click_through_rate": len(serps[k]) / n_serps,
+             **dict(zip(("ci95_low", "ci95_high"), wilson(len(serps[k]), n_serps)))} for k, n in clicks.items()]
 
 
 def expected_convsearch_dwell_times(con) -> Rows:
@@ -399,14 +400,25 @@ def expected_recoreact_rounds(con) -> Rows:
             continue
         key = (domain[r["conversation_id"]], round_of[(r["conversation_id"], impression)], r["aspect"])
         ratings[key].append(r["value"])
-    selected = Counter((r["domain"], r["round"]) for r in rows(con, "select domain, round from item_interactions"))
-    return [
-        {"domain": d, "round": rd, "n_impressions": n,
-         "mean_rating1": mean(ratings[(d, rd, "rating1")]), "mean_rating2": mean(ratings[(d, rd, "rating2")]),
-         "mean_rating3": mean(ratings[(d, rd, "rating3")]), "mean_rating_summary": mean(ratings[(d, rd, "rating_summary")]),
-         "n_selected_items": selected[(d, rd)], "mean_selected_per_impression": selected[(d, rd)] / n}
-        for (d, rd), n in impressions.items()
-    ]
+    interactions = rows(con, "select conversation_id, domain, round from item_interactions")
+    selected = Counter((r["domain"], r["round"]) for r in interactions)
+    # selections per impression (a user's round), zeros included
+    per_impression = Counter((r["conversation_id"], r["round"]) for r in interactions)
+    spread = defaultdict(list)
+    for conv, impression in first_turn:
+        round_ = round_of[(conv, impression)]
+        spread[(domain[conv], round_)].append(per_impression[(conv, round_)])
+    out = []
+    for (d, rd), n in impressions.items():
+        r1, r3, sel = t_interval(ratings[(d, rd, "rating1")]), t_interval(ratings[(d, rd, "rating3")]), t_interval(spread[(d, rd)])
+        out.append(
+            {"domain": d, "round": rd, "n_impressions": n,
+             "mean_rating1": mean(ratings[(d, rd, "rating1")]), "mean_rating2": mean(ratings[(d, rd, "rating2")]),
+             "mean_rating3": mean(ratings[(d, rd, "rating3")]), "mean_rating_summary": mean(ratings[(d, rd, "rating_summary")]),
+             "n_selected_items": selected[(d, rd)], "mean_selected_per_impression": selected[(d, rd)] / n,
+             "rating1_ci95_low": r1[0], "rating1_ci95_high": r1[1], "rating3_ci95_low": r3[0], "rating3_ci95_high": r3[1],
+             "selected_ci95_low": sel[0], "selected_ci95_high": sel[1]})
+    return out
 
 
 # published figures: the warehouse side recomputed per figure id, without the notebook's registry
@@ -529,7 +541,8 @@ TABLES: dict[str, tuple[Callable, list[str], set[str], list[str]]] = {
     "intent_families": (expected_intent_families, ["corpus", "label_scheme", "intent_family"], set(),
                         ["corpus", "label_scheme", "intent_family", "n_labels", "n_turns", "share_of_labels"]),
     "intent_labels": (expected_intent_labels, ["corpus", "label_scheme", "raw_label"], set(), None),
-    "annotator_agreement": (expected_annotator_agreement, ["corpus", "subject", "measure"], set(), None),
+    "annotator_agreement": (agreement_oracle.expected_annotator_agreement, agreement_oracle.KEYS, set(),
+                            agreement_oracle.COLUMNS),
     "intent_consensus_summary": (expected_intent_consensus_summary, ["corpus", "label_scheme"], set(),
                                  ["corpus", "label_scheme", "n_turns", "n_turns_multi", "mean_annotators",
                                   "mean_agreement_share", "unanimous_share"]),
@@ -542,14 +555,15 @@ TABLES: dict[str, tuple[Callable, list[str], set[str], list[str]]] = {
                                         {"n_user_turns"}, None),
     "crsarena_conversations": (expected_crsarena_conversations, ["environment", "system_id"], set(),
                                ["environment", "system_id", "n_conversations", "n_with_sentiment", "n_satisfied",
-                                "satisfaction_rate"]),
+                                "satisfaction_rate", "satisfaction_ci95_low", "satisfaction_ci95_high"]),
     "crsarena_leaderboard": (expected_crsarena_leaderboard, ["environment", "system_id"], set(), None),
     "crsarena_open_closed_correlation": (expected_crsarena_open_closed_correlation, ["quantity", "method"], set(),
                                          ["quantity", "method", "coefficient", "n_systems"]),
     "convsearch_search_behaviour": (expected_convsearch_search_behaviour, ["unit", "measure"], set(),
                                     ["measure", "unit", "n", "mean", "median", "p90", "max"]),
     "convsearch_click_through_by_rank": (expected_convsearch_click_through_by_rank, ["rank"], {"rank"},
-                                         ["rank", "n_clicks", "n_serp_views_clicked", "click_through_rate"]),
+                                         ["rank", "n_clicks", "n_serp_views_clicked", "n_serp_views",
+                                          "click_through_rate", "ci95_low", "ci95_high"]),
     "convsearch_dwell_times": (expected_convsearch_dwell_times, ["page_kind"], set(),
                                ["page_kind", "n_views", "mean_s", "p25_s", "median_s", "p75_s", "p90_s"]),
     "cosrec_relevance_grades": (expected_cosrec_relevance_grades, ["judgment_kind", "grade"], {"grade"},
@@ -559,10 +573,13 @@ TABLES: dict[str, tuple[Callable, list[str], set[str], list[str]]] = {
                                        "mean_judged", "max_judged", "mean_relevant", "topics_without_relevant"]),
     "recoreact_rounds": (expected_recoreact_rounds, ["domain", "round"], {"round"},
                          ["domain", "round", "n_impressions", "mean_rating1", "mean_rating2", "mean_rating3",
-                          "mean_rating_summary", "n_selected_items", "mean_selected_per_impression"]),
+                          "mean_rating_summary", "n_selected_items", "mean_selected_per_impression",
+                          "rating1_ci95_low", "rating1_ci95_high", "rating3_ci95_low", "rating3_ci95_high",
+                          "selected_ci95_low", "selected_ci95_high"]),
 }
 for _oracle in ORACLE_CORPORA.values():
     TABLES.update(getattr(_oracle, "TABLES", {}))
+    TABLES.update(getattr(_oracle, "REPORT_TABLES", {}))
 PUBLISHED_TABLE = "published_vs_warehouse"
 
 
@@ -578,8 +595,7 @@ def assert_report_tables_match(tables: Path, warehouse: Path, published_dir: Pat
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
         mart_of = {"corpus_overview": "corpus_stats", "intent_labels": "intent_distribution",
-                   "annotator_agreement": "annotator_agreement", "crsarena_leaderboard": "crs_leaderboard",
-                   "recllmsim_quality_by_user_turns": "quality_by_length"}
+                   "crsarena_leaderboard": "crs_leaderboard", "recllmsim_quality_by_user_turns": "quality_by_length"}
         for name, (expect, keys, numeric, columns) in TABLES.items():
             columns = columns or mart_columns(con, mart_of[name])
             assert_table(tables / f"{name}.csv", expect(con), columns, keys)

@@ -1,12 +1,18 @@
-"""Unit tests for csrwh.stats against published and hand-computed values."""
+"""Unit tests for csrwh.stats against published and hand-computed values (and scipy, an
+independent implementation, for the correlations and interval quantiles)."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import statistics
 
 import numpy as np
+import pandas as pd
 import pytest
+from scipy import stats as scipy_stats
 
+from csrwh.config import PROJECT_ROOT
 from csrwh.stats import (
     bradley_terry,
     bradley_terry_bootstrap,
@@ -16,6 +22,11 @@ from csrwh.stats import (
     fleiss_table,
     krippendorff_alpha,
     krippendorff_alpha_bootstrap,
+    mean_interval,
+    pearson,
+    spearman,
+    t_quantile,
+    wilson_interval,
 )
 
 # --------------------------------------------------------------------------------------
@@ -366,3 +377,153 @@ def test_bootstrap_edge_cases():
     with pytest.raises(ValueError):
         krippendorff_alpha_bootstrap(_krippendorff_rows(), level="cardinal")  # type: ignore[arg-type]
 
+
+
+# --------------------------------------------------------------------------------------
+# annotator_agreement: per-subset and per-label rows (models/marts/reports/annotator_agreement.py)
+# --------------------------------------------------------------------------------------
+
+
+def _agreement_model():
+    path = PROJECT_ROOT / "models" / "marts" / "reports" / "annotator_agreement.py"
+    spec = importlib.util.spec_from_file_location("annotator_agreement_model", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _intents_frame(table, subset_of_item):
+    """Long intents rows from an items x categories table (category j = label "c<j>")."""
+    rows = []
+    for item, counts in enumerate(table):
+        annotator = 0
+        for j, count in enumerate(counts):
+            for _ in range(count):
+                rows.append({"corpus": "demo", "label_scheme": "s", "conversation_id": f"demo:{item:02d}",
+                             "turn_index": 0, "annotator": f"a{annotator}", "raw_label": f"c{j}",
+                             "source": "human", "is_primary": True})
+                annotator += 1
+    conversations = pd.DataFrame({"conversation_id": [f"demo:{i:02d}" for i in range(len(table))],
+                                  "subset": [subset_of_item(i) for i in range(len(table))]})
+    return pd.DataFrame(rows), conversations
+
+
+def test_agreement_label_rows_are_fleiss_category_specific_kappa():
+    A = _agreement_model()
+    intents, conversations = _intents_frame(WIKIPEDIA_FLEISS, lambda i: "early" if i < 6 else "late")
+    frame = A.build_agreement(intents, intents.iloc[0:0].assign(value=[], item_id=[], rater_kind=[], rater_id=[],
+                                                               aspect=[]), 200, 7, conversations)
+    rows = {r["subject"]: r for r in frame.to_dict("records")}
+    counts = np.asarray(WIKIPEDIA_FLEISS, dtype=float)
+    n_items, n = counts.shape[0], counts.sum(axis=1)[0]
+    assert rows["intent:s"]["value"] == pytest.approx(fleiss_kappa(WIKIPEDIA_FLEISS))
+    for j in range(counts.shape[1]):
+        # Fleiss (1971), eq. for kappa_j: 1 - sum_i n_ij (n - n_ij) / (N n (n - 1) p_j q_j)
+        p_j = counts[:, j].sum() / (n_items * n)
+        expected = 1 - (counts[:, j] * (n - counts[:, j])).sum() / (n_items * n * (n - 1) * p_j * (1 - p_j))
+        row = rows[f"intent:s|label:c{j}"]
+        assert row["value"] == pytest.approx(expected)
+        assert (row["n_units"], row["n_ratings"]) == (n_items, counts.sum())
+    for subset, items in (("early", slice(0, 6)), ("late", slice(6, 10))):
+        row = rows[f"intent:s|subset:{subset}"]
+        assert row["value"] == pytest.approx(fleiss_kappa(WIKIPEDIA_FLEISS[items]))
+        assert row["ci_low"] <= row["ci_high"]
+    # without conversations (no subsets known) the subset rows go, the others stay as they were
+    plain = A.build_agreement(intents, intents.iloc[0:0].assign(value=[], item_id=[], rater_kind=[],
+                                                               rater_id=[], aspect=[]), 200, 7)
+    assert sorted(plain["subject"]) == sorted(k for k in rows if "|subset:" not in k)
+
+
+def test_agreement_label_rows_count_an_answer_with_several_labels_for_each():
+    A = _agreement_model()
+    # turn -> annotator -> labels (CoSRec annotators may give several intent types to a turn)
+    answers = {0: {"x": {"search"}, "y": {"search", "recommendation"}, "z": {"search"}},
+               1: {"x": {"recommendation"}, "y": {"recommendation"}},
+               2: {"x": {"search", "recommendation"}, "y": {"product"}, "z": {"product"}},
+               3: {"x": {"product"}, "y": {"product"}, "z": {"search"}}}
+    intents = pd.DataFrame([{"corpus": "demo", "label_scheme": "s", "conversation_id": "demo:1", "turn_index": turn,
+                             "annotator": annotator, "raw_label": label, "source": "human", "is_primary": True}
+                            for turn, by in answers.items() for annotator, labels in by.items() for label in labels])
+    no_ratings = pd.DataFrame(columns=["corpus", "aspect", "conversation_id", "turn_index", "item_id", "rater_kind",
+                                       "rater_id", "value"])
+    rows = {r["subject"]: r for r in A.build_agreement(intents, no_ratings, 100, 1).to_dict("records")}
+    for label in ("search", "recommendation", "product"):
+        holds = [[sum(label in labels for labels in by.values()), sum(label not in labels for labels in by.values())]
+                 for by in answers.values()]
+        assert rows[f"intent:s|label:{label}"]["value"] == pytest.approx(fleiss_kappa(holds))
+
+
+def test_agreement_intervals_do_not_depend_on_the_order_the_mart_is_read_in():
+    A = _agreement_model()
+    ratings = pd.DataFrame(
+        [{"corpus": "demo", "aspect": "q", "conversation_id": f"demo:{unit:02d}", "turn_index": None,
+          "item_id": None, "rater_kind": "crowd", "rater_id": rater, "value": float(value)}
+         for unit, values in enumerate(zip(*KRIPPENDORFF_DATA.values())) for rater, value
+         in zip(KRIPPENDORFF_DATA, values) if value is not None]
+    )
+    conversations = pd.DataFrame({"conversation_id": sorted(set(ratings["conversation_id"])),
+                                  "subset": ["x"] * ratings["conversation_id"].nunique()})
+    no_intents = pd.DataFrame(columns=["corpus", "label_scheme", "conversation_id", "turn_index", "annotator",
+                                       "raw_label", "source", "is_primary"])
+    first = A.build_agreement(no_intents, ratings, 300, 11, conversations)
+    shuffled = A.build_agreement(no_intents, ratings.sample(frac=1.0, random_state=3), 300, 11, conversations)
+    pd.testing.assert_frame_equal(first, shuffled)
+    row = first.set_index("subject").loc["quality:q"]
+    assert row["value"] == pytest.approx(krippendorff_alpha(_krippendorff_rows(), "ordinal"))
+    assert first.set_index("subject").loc["quality:q|subset:x", "value"] == row["value"]
+
+
+# --------------------------------------------------------------------------------------
+# Correlations and intervals
+# --------------------------------------------------------------------------------------
+
+
+def test_correlations_equal_scipy_with_ties_and_none_when_undefined():
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        x = rng.integers(0, 4, 9).astype(float)  # ties
+        y = rng.normal(size=9)
+        if np.ptp(x) == 0:
+            continue
+        assert pearson(x, y) == pytest.approx(scipy_stats.pearsonr(x, y).statistic, abs=1e-12)
+        assert spearman(x, y) == pytest.approx(scipy_stats.spearmanr(x, y).statistic, abs=1e-12)
+    assert pearson([1, 2], [3, 4]) is None  # fewer than three pairs
+    assert spearman([1, 1, 1], [1, 2, 3]) is None  # a constant side
+    with pytest.raises(ValueError):
+        pearson([1, 2, 3], [1, 2])
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4.5, 9, 19, 30, 290, 5000])
+def test_t_quantile_equals_scipy(df):
+    for p in (0.5, 0.6, 0.9, 0.95, 0.975, 0.995, 0.9999, 0.025):
+        assert t_quantile(p, df) == pytest.approx(scipy_stats.t.ppf(p, df), rel=1e-9, abs=1e-12)
+    with pytest.raises(ValueError):
+        t_quantile(1.0, df)
+
+
+def test_mean_interval_is_the_t_interval_of_the_raw_values():
+    values = [3.0, 4.0, 4.0, 5.0, 2.0, 5.0, 4.0]
+    low, high = mean_interval(statistics.fmean(values), statistics.stdev(values), len(values))
+    expected = scipy_stats.t.interval(0.95, len(values) - 1, loc=statistics.fmean(values),
+                                      scale=scipy_stats.sem(values))
+    assert (low, high) == pytest.approx(expected, rel=1e-10)
+    assert mean_interval(4.0, None, 1) == (None, None)
+    assert mean_interval(4.0, 1.0, 1) == (None, None)  # n < 2: no interval
+    assert mean_interval(4.0, 0.0, 5) == (4.0, 4.0)
+
+
+def test_wilson_interval():
+    # the interval is where |share - p| = z sqrt(p (1 - p) / n): check that equation at both ends
+    z = scipy_stats.norm.ppf(0.975)
+    for successes, n in ((0, 10), (3, 10), (10, 10), (1, 3), (45, 200)):
+        low, high = wilson_interval(successes, n)
+        for p in (low, high):
+            assert (successes / n - p) ** 2 == pytest.approx(z * z * p * (1 - p) / n, abs=1e-12)
+        assert 0.0 <= low <= successes / n <= high <= 1.0
+        # symmetric: k of n successes mirrors n - k
+        mirror = wilson_interval(n - successes, n)
+        assert (low, high) == pytest.approx((1 - mirror[1], 1 - mirror[0]), abs=1e-12)
+    assert wilson_interval(0, 10)[0] == 0.0  # where the t / normal interval would go below 0
+    assert wilson_interval(0, 0) == (None, None)
+    with pytest.raises(ValueError):
+        wilson_interval(3, 2)

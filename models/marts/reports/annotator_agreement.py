@@ -1,36 +1,47 @@
 """Inter-annotator agreement: one row per (corpus, subject, measure).
 
-* ``intent:<label_scheme>`` / ``fleiss_kappa`` -- from the ``intents`` mart: human labels
-  (``source = 'human'``) marked ``is_primary``. The unit is a turn
-  ``(conversation_id, turn_index)``; each annotator contributes one category per unit:
-  the sorted set of that annotator's ``raw_label`` values on the turn joined with ``+``
-  (CoSRec annotators may give several intent types to one utterance; such a set is its
-  own category, e.g. ``product_details+search``). Only turns with at least two
-  annotators count. Kappa uses Fleiss' formula generalised to a varying number of
-  annotators per turn (see ``csrwh.stats.fleiss_kappa``).
-* ``quality:<aspect>`` / ``krippendorff_alpha`` -- from the ``ratings`` mart, ordinal
-  metric. The unit is ``(conversation_id, turn_index, item_id)`` (NULLs matching NULLs:
+The ``subject`` names what the labels are about and, after ``|``, the scope of the row:
+
+* ``intent:<label_scheme>`` (the whole corpus), ``intent:<label_scheme>|subset:<subset>`` (the
+  turns of one subset's conversations), ``intent:<label_scheme>|label:<raw_label>`` (one
+  label against all others) -- Fleiss' kappa (``fleiss_kappa``) from the ``intents`` mart:
+  human labels (``source = 'human'``) marked ``is_primary``. The unit is a turn
+  ``(conversation_id, turn_index)``; each annotator contributes one category per unit: the
+  sorted set of that annotator's ``raw_label`` values on the turn joined with ``+`` (CoSRec
+  annotators may give several intent types to one utterance; such a set is its own
+  category, e.g. ``product_details+search``). Only turns with at least two annotators count.
+  Kappa uses Fleiss' formula generalised to a varying number of annotators per turn (see
+  ``csrwh.stats.fleiss_kappa``). A label row dichotomises every annotator's category on the
+  corpus's counted turns into "its set holds the label" or not and computes kappa on that
+  two-column table: Fleiss' (1971) category-specific kappa of the label (exactly so for
+  single-label categories and a constant number of annotators).
+* ``quality:<aspect>`` (the corpus) and ``quality:<aspect>|subset:<subset>`` --
+  Krippendorff's alpha (``krippendorff_alpha``, ordinal metric) from the ``ratings`` mart.
+  The unit is ``(conversation_id, turn_index, item_id)`` (NULLs matching NULLs:
   conversation-level ratings are one unit per conversation); a rater is
   ``(rater_kind, rater_id)``. Only units with at least two distinct raters count, whatever
   the rater kind (in practice the CoSRec crowd quality ratings; single-rater user, agent
-  and LLM ratings drop out). Raters are pooled across kinds within an aspect.
+  and LLM ratings drop out). Raters are pooled across kinds within an aspect. The aspect is
+  the rating's label, so there is no separate label scope.
 
-Measures that are undefined (no unit with two raters, or no variation at all) produce no
-row.
+A subset is ``conversations.subset`` of the unit's conversation. Measures that are undefined
+(no unit with two raters, or no variation at all) produce no row.
 
 Uncertainty: ``ci_low`` / ``ci_high`` are a percentile bootstrap 95 % interval of each
 measure (``csrwh.stats.fleiss_kappa_bootstrap`` / ``krippendorff_alpha_bootstrap``): the
 resampling units are the rated units that enter the measure (turns for intents, rated units
-for ratings), drawn with replacement together with all their ratings,
-``var('agreement_bootstrap_samples')`` times with seed ``var('agreement_bootstrap_seed')``
-(passed in as config); the interval is the 2.5th and 97.5th percentiles of the resampled
-coefficients (resamples where the coefficient is undefined are left out; NULL if all are).
+for ratings), in order of ``(conversation_id, turn_index, item_id)``, drawn with replacement
+together with all their ratings, ``var('agreement_bootstrap_samples')`` times with seed
+``var('agreement_bootstrap_seed')`` (passed in as config; the same seed for every row); the
+interval is the 2.5th and 97.5th percentiles of the resampled coefficients (resamples where
+the coefficient is undefined are left out; NULL if all are).
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from csrwh.stats import (
@@ -57,6 +68,13 @@ COLUMNS = [
 DEFAULT_SAMPLES = 1000
 DEFAULT_SEED = 20250101
 CONFIDENCE = 0.95
+#: Separates a subject from its scope: ``intent:<scheme>|subset:<subset>``.
+SCOPE_SEPARATOR = "|"
+
+
+def scoped(subject: str, scope: str, value: str) -> str:
+    """The subject of a subset or label row, e.g. ``quality:fluency|subset:crowd``."""
+    return f"{subject}{SCOPE_SEPARATOR}{scope}:{value}"
 
 
 def _none_for_null(column: pd.Series) -> pd.Series:
@@ -71,11 +89,56 @@ def _interval(low: float, high: float) -> dict:
     return {"ci_low": float(low), "ci_high": float(high)}
 
 
+def _subsets(conversations: pd.DataFrame | None) -> dict[str, str]:
+    if conversations is None or conversations.empty:
+        return {}
+    return dict(zip(conversations["conversation_id"], conversations["subset"], strict=True))
+
+
+def _kappa_row(
+    corpus: str, subject: str, table: np.ndarray, n_samples: int, seed: int
+) -> dict | None:
+    """A kappa row for a units x categories table, or None when kappa is undefined."""
+    if table.shape[0] == 0:
+        return None
+    value = fleiss_kappa(table)
+    if math.isnan(value):
+        return None
+    raters_per_unit = table.sum(axis=1)
+    return {
+        "corpus": corpus,
+        "subject": subject,
+        "measure": "fleiss_kappa",
+        "value": float(value),
+        **_interval(*fleiss_kappa_bootstrap(table, n_samples, seed, CONFIDENCE)),
+        "n_units": int(table.shape[0]),
+        "n_raters_mean": float(raters_per_unit.mean()),
+        "n_ratings": int(raters_per_unit.sum()),
+    }
+
+
+def _intent_table(group: pd.DataFrame) -> tuple[np.ndarray, list]:
+    table, _, categories = fleiss_table(
+        zip(
+            zip(group["conversation_id"], group["turn_index"], strict=True),
+            group["annotator"],
+            group["category"],
+            strict=True,
+        ),
+        min_raters=2,
+    )
+    return table, categories
+
+
 def intent_agreement(
-    intents: pd.DataFrame, n_samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED
+    intents: pd.DataFrame,
+    n_samples: int = DEFAULT_SAMPLES,
+    seed: int = DEFAULT_SEED,
+    conversations: pd.DataFrame | None = None,
 ) -> list[dict]:
     """Fleiss' kappa (and its bootstrap interval) per (corpus, label_scheme) on primary
-    human intent labels."""
+    human intent labels, per subset (when ``conversations`` maps conversations to subsets)
+    and per label."""
     human = intents[
         (intents["source"] == "human") & intents["is_primary"].fillna(False).astype(bool)
     ]
@@ -85,49 +148,84 @@ def intent_agreement(
         human.groupby(
             ["corpus", "label_scheme", "conversation_id", "turn_index", "annotator"], dropna=False
         )["raw_label"]
-        .agg(lambda labels: "+".join(sorted(set(labels))))
-        .reset_index(name="category")
+        .agg(lambda labels: tuple(sorted(set(labels))))
+        .reset_index(name="labels")
     )
+    per_annotator["category"] = per_annotator["labels"].map("+".join)
+    labels_of = dict(zip(per_annotator["category"], per_annotator["labels"], strict=True))
+    subset_of = _subsets(conversations)
+    per_annotator["subset"] = per_annotator["conversation_id"].map(subset_of)
     rows = []
     for (corpus, label_scheme), group in per_annotator.groupby(
         ["corpus", "label_scheme"], sort=True
     ):
-        table, _, _ = fleiss_table(
-            zip(
-                zip(group["conversation_id"], group["turn_index"], strict=True),
-                group["annotator"],
-                group["category"],
-                strict=True,
-            ),
-            min_raters=2,
-        )
-        if table.shape[0] == 0:
+        subject = f"intent:{label_scheme}"
+        table, categories = _intent_table(group)
+        row = _kappa_row(corpus, subject, table, n_samples, seed)
+        if row is None:
             continue
-        value = fleiss_kappa(table)
-        if math.isnan(value):
-            continue
-        raters_per_unit = table.sum(axis=1)
-        rows.append(
-            {
-                "corpus": corpus,
-                "subject": f"intent:{label_scheme}",
-                "measure": "fleiss_kappa",
-                "value": float(value),
-                **_interval(*fleiss_kappa_bootstrap(table, n_samples, seed, CONFIDENCE)),
-                "n_units": int(table.shape[0]),
-                "n_raters_mean": float(raters_per_unit.mean()),
-                "n_ratings": int(raters_per_unit.sum()),
-            }
-        )
-    return rows
+        rows.append(row)
+        for subset, part in group.dropna(subset=["subset"]).groupby("subset", sort=True):
+            sub_table, _ = _intent_table(part)
+            rows.append(
+                _kappa_row(corpus, scoped(subject, "subset", subset), sub_table, n_samples, seed)
+            )
+        # one label against the rest, on the corpus's units (so the same bootstrap draws)
+        for label in sorted({lab for category in categories for lab in labels_of[category]}):
+            holds = np.array([label in labels_of[c] for c in categories])
+            with_label = table[:, holds].sum(axis=1)
+            binary = np.column_stack([with_label, table.sum(axis=1) - with_label])
+            rows.append(
+                _kappa_row(corpus, scoped(subject, "label", label), binary, n_samples, seed)
+            )
+    return [row for row in rows if row is not None]
+
+
+def _alpha_row(
+    corpus: str, subject: str, group: pd.DataFrame, n_samples: int, seed: int
+) -> dict | None:
+    """An alpha row over the units of ``group`` with >= 2 raters, or None when undefined."""
+    raters_per_unit = group.groupby("unit", sort=False)["rater"].nunique()
+    pairable = group[group["unit"].map(raters_per_unit) >= 2]
+    if pairable.empty:
+        return None
+    rows_of_units = list(
+        zip(pairable["unit"], pairable["rater"], pairable["value"].astype(float), strict=True)
+    )
+    value = krippendorff_alpha(rows_of_units, level="ordinal")
+    if math.isnan(value):
+        return None
+    interval = krippendorff_alpha_bootstrap(rows_of_units, "ordinal", n_samples, seed, CONFIDENCE)
+    counts = pairable.groupby("unit", sort=False).size()
+    return {
+        "corpus": corpus,
+        "subject": subject,
+        "measure": "krippendorff_alpha",
+        "value": float(value),
+        **_interval(*interval),
+        "n_units": int(counts.shape[0]),
+        "n_raters_mean": float(counts.mean()),
+        "n_ratings": int(counts.sum()),
+    }
 
 
 def rating_agreement(
-    ratings: pd.DataFrame, n_samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED
+    ratings: pd.DataFrame,
+    n_samples: int = DEFAULT_SAMPLES,
+    seed: int = DEFAULT_SEED,
+    conversations: pd.DataFrame | None = None,
 ) -> list[dict]:
     """Krippendorff's alpha (ordinal, and its bootstrap interval) per (corpus, aspect) on
-    units with >= 2 raters."""
-    rated = ratings.dropna(subset=["value"]).copy()
+    units with >= 2 raters, and per subset (when ``conversations`` maps conversations to
+    subsets)."""
+    rated = ratings.dropna(subset=["value"])
+    # units in (conversation_id, turn_index, item_id) order, whatever order the mart is read in
+    rated = rated.sort_values(
+        ["conversation_id", "turn_index", "item_id", "rater_kind", "rater_id"],
+        na_position="first",
+        kind="mergesort",
+        ignore_index=True,
+    )
     # one key per unit; NULL turn/item are part of the key (conversation-level ratings)
     rated["unit"] = list(
         zip(
@@ -138,35 +236,17 @@ def rating_agreement(
         )
     )
     rated["rater"] = list(zip(rated["rater_kind"], _none_for_null(rated["rater_id"]), strict=True))
+    rated["subset"] = rated["conversation_id"].map(_subsets(conversations))
     rows = []
     for (corpus, aspect), group in rated.groupby(["corpus", "aspect"], sort=True):
-        raters_per_unit = group.groupby("unit")["rater"].nunique()
-        pairable = group[group["unit"].map(raters_per_unit) >= 2]
-        if pairable.empty:
+        subject = f"quality:{aspect}"
+        row = _alpha_row(corpus, subject, group, n_samples, seed)
+        if row is None:
             continue
-        rows_of_units = list(
-            zip(pairable["unit"], pairable["rater"], pairable["value"].astype(float), strict=True)
-        )
-        value = krippendorff_alpha(rows_of_units, level="ordinal")
-        if math.isnan(value):
-            continue
-        interval = krippendorff_alpha_bootstrap(
-            rows_of_units, "ordinal", n_samples, seed, CONFIDENCE
-        )
-        counts = pairable.groupby("unit").size()
-        rows.append(
-            {
-                "corpus": corpus,
-                "subject": f"quality:{aspect}",
-                "measure": "krippendorff_alpha",
-                "value": float(value),
-                **_interval(*interval),
-                "n_units": int(counts.shape[0]),
-                "n_raters_mean": float(counts.mean()),
-                "n_ratings": int(counts.sum()),
-            }
-        )
-    return rows
+        rows.append(row)
+        for subset, part in group.dropna(subset=["subset"]).groupby("subset", sort=True):
+            rows.append(_alpha_row(corpus, scoped(subject, "subset", subset), part, n_samples, seed))
+    return [row for row in rows if row is not None]
 
 
 def build_agreement(
@@ -174,9 +254,13 @@ def build_agreement(
     ratings: pd.DataFrame,
     n_samples: int = DEFAULT_SAMPLES,
     seed: int = DEFAULT_SEED,
+    conversations: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """The agreement frame from the ``intents`` and ``ratings`` marts."""
-    rows = intent_agreement(intents, n_samples, seed) + rating_agreement(ratings, n_samples, seed)
+    """The agreement frame from the ``intents``, ``ratings`` and ``conversations`` marts
+    (without ``conversations``: the corpus and label rows only)."""
+    rows = intent_agreement(intents, n_samples, seed, conversations) + rating_agreement(
+        ratings, n_samples, seed, conversations
+    )
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame = frame.astype(
         {
@@ -200,4 +284,5 @@ def model(dbt, session):
     seed = int(dbt.config.get("agreement_bootstrap_seed"))
     intents = dbt.ref("intents").df()
     ratings = dbt.ref("ratings").df()
-    return build_agreement(intents, ratings, n_samples, seed)
+    conversations = dbt.ref("conversations").project("conversation_id, subset").df()
+    return build_agreement(intents, ratings, n_samples, seed, conversations)

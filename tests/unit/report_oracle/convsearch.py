@@ -1,7 +1,8 @@
 """Oracle for the convsearch analyses (see __init__).
 
 Recomputed from plain rows of `conversations`, `search_queries`, `landing_page_views`,
-`ratings`, `serp_views` and `result_clicks` in Python (Counters and sets).
+`ratings`, `serp_views` and `result_clicks` in Python (Counters and sets); intervals from
+`report_oracle.intervals`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from typing import Any
+
+from report_oracle.intervals import wilson
 
 Rows = list[dict[str, Any]]
 
@@ -91,7 +94,8 @@ def expected_click_ratio(con) -> Rows:
         clicks[position] += 1
     return [{"position_order": p, "position": ">10" if p == 11 else str(p), "n_clicks": clicks[p],
              "n_serp_views_clicked": len(clicked[p]), "n_serp_views": n_serps,
-             "click_ratio": len(clicked[p]) / n_serps} for p in range(1, 12)]
+             "click_ratio": len(clicked[p]) / n_serps,
+             **dict(zip(("ci95_low", "ci95_high"), wilson(len(clicked[p]), n_serps)))} for p in range(1, 12)]
 
 
 TABLES: dict = {
@@ -105,7 +109,8 @@ TABLES: dict = {
         ["level", "aspect", "rater_kind", "grade", "n_ratings", "n_annotated", "percent_of_ratings"]),
     "convsearch_click_ratio_by_position": (
         expected_click_ratio, ["position_order"], {"position_order"},
-        ["position_order", "position", "n_clicks", "n_serp_views_clicked", "n_serp_views", "click_ratio"]),
+        ["position_order", "position", "n_clicks", "n_serp_views_clicked", "n_serp_views", "click_ratio",
+         "ci95_low", "ci95_high"]),
 }
 
 

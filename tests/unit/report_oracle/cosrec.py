@@ -16,6 +16,8 @@ from collections import Counter, defaultdict
 from fractions import Fraction
 from typing import Any
 
+from report_oracle.intervals import t_interval
+
 Rows = list[dict[str, Any]]
 
 
@@ -98,10 +100,9 @@ def expected_quality_by_aspect(con) -> Rows:
     for (s, aspect), xs in groups.items():
         mean = statistics.fmean(xs)
         sd = statistics.stdev(xs) if len(xs) > 1 else None
-        half = None if sd is None else 1.96 * sd / math.sqrt(len(xs))
+        low, high = t_interval(xs)
         out.append({"subset": s, "aspect": aspect, "n_conversations": len(xs), "mean": mean, "sd": sd,
-                    "ci95_low": None if half is None else mean - half,
-                    "ci95_high": None if half is None else mean + half})
+                    "ci95_low": low, "ci95_high": high})
     return out
 
 

@@ -17,6 +17,8 @@ import weakref
 from collections import Counter, defaultdict
 from typing import Any
 
+from report_oracle.intervals import t_interval
+
 Rows = list[dict[str, Any]]
 
 SCORE_ASPECTS = {  # warehouse aspect -> the scripts' name (0..2 scores)
@@ -256,6 +258,43 @@ def expected_profile_labels(con) -> Rows:
     return out
 
 
+#: The report's rule for the sparse tail of "quality by user turns" (notebooks/statistics.py).
+MIN_CONVERSATIONS = 20
+
+
+def expected_quality_by_user_turns_binned(con) -> Rows:
+    """Per rater kind: the largest user-turn count with >= 20 rated conversations starts the
+    pooled last bin; per (rater kind, aspect, bin) the conversations, ratings, mean and sd of
+    value_normalized and its t interval; drawn when the bin has >= 20 conversations."""
+    rated = _rows(con, """select r.rater_kind, r.aspect, r.conversation_id, c.n_user_turns, r.value_normalized
+                          from ratings r join conversations c on r.conversation_id = c.conversation_id
+                          where r.corpus = 'recllmsim' and r.turn_index is null and r.item_id is null
+                            and r.value_normalized is not null""")
+    conversations_per_count: dict[tuple, set] = defaultdict(set)
+    for r in rated:
+        conversations_per_count[(r["rater_kind"], r["n_user_turns"])].add(r["conversation_id"])
+    tail_from: dict[str, int] = {}
+    for (kind, turns), ids in conversations_per_count.items():
+        if len(ids) >= MIN_CONVERSATIONS:
+            tail_from[kind] = max(turns, tail_from.get(kind, turns))
+    groups: dict[tuple, list] = defaultdict(list)
+    for r in rated:
+        start = tail_from.get(r["rater_kind"])
+        turns = r["n_user_turns"]
+        in_tail = start is not None and turns >= start
+        groups[(r["rater_kind"], r["aspect"], start if in_tail else turns, in_tail)].append(r)
+    out = []
+    for (kind, aspect, bin_, in_tail), rs in groups.items():
+        values = [r["value_normalized"] for r in rs]
+        n_conversations = len({r["conversation_id"] for r in rs})
+        low, high = t_interval(values)
+        out.append({"rater_kind": kind, "aspect": aspect, "n_user_turns_bin": bin_, "is_tail": in_tail,
+                    "n_conversations": n_conversations, "n_ratings": len(values), "mean_normalized": _mean(values),
+                    "sd_normalized": _sd(values), "ci95_low": low, "ci95_high": high,
+                    "is_plotted": n_conversations >= MIN_CONVERSATIONS})
+    return out
+
+
 TABLES = {
     "recllmsim_task_statistics": (
         expected_task_statistics, ["user_side", "release", "scenario"], set(),
@@ -283,6 +322,13 @@ TABLES = {
         expected_profile_labels, ["user_side", "release", "attribute", "label"], set(),
         ["user_side", "release", "attribute", "label", "label_en", "n_conversations", "n_profiles", "n_mentions",
          "n_listing_conversations", "share_of_conversations"]),
+}
+# report tables that are not a RecLLMSim mart (TABLES above is compared with the marts too)
+REPORT_TABLES = {
+    "recllmsim_quality_by_user_turns_binned": (
+        expected_quality_by_user_turns_binned, ["rater_kind", "aspect", "n_user_turns_bin"], {"n_user_turns_bin"},
+        ["rater_kind", "aspect", "n_user_turns_bin", "is_tail", "n_conversations", "n_ratings", "mean_normalized",
+         "sd_normalized", "ci95_low", "ci95_high", "is_plotted"]),
 }
 
 
