@@ -32,9 +32,11 @@ import base64
 import hashlib
 import importlib.metadata
 import importlib.util
+import os
 import threading
 import unicodedata
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -77,7 +79,7 @@ def whitespace_word_count(text: str | None) -> int:
 
 def is_chinese(text: str | None, min_han_share: float = DEFAULT_MIN_HAN_SHARE) -> bool:
     """Whether ``text`` is Chinese: Han share of its letters >= ``min_han_share``, no kana."""
-    if not text:
+    if not text or text.isascii():  # ASCII text has no Han character
         return False
     han = sum(map(len, _HAN_RUN.findall(text)))
     if han == 0:
@@ -103,14 +105,23 @@ def segment(text: str) -> list[str]:
         return list(jieba.cut(text, False))
 
 
-@lru_cache(maxsize=1 << 18)
 def _is_word(token: str) -> bool:
-    """A token is a word when it holds a letter or a digit (Unicode categories L*, N*).
-
-    Cached: segmenter tokens repeat (the real RecLLMSim turns: ~9 million tokens, ~67,000
-    distinct), so a dict hit replaces the per-character look-ups.
-    """
+    """A token is a word when it holds a letter or a digit (Unicode categories L*, N*)."""
     return any(unicodedata.category(ch)[0] in "LN" for ch in token)
+
+
+class _WordTokens(dict):
+    """token -> 1 if :func:`_is_word` else 0, filled on first sight.
+
+    Segmenter tokens repeat (the real RecLLMSim turns: ~9 million tokens, ~67,000
+    distinct), so a plain dict look-up replaces the per-character look-ups."""
+
+    def __missing__(self, token: str) -> int:
+        value = self[token] = int(_is_word(token))
+        return value
+
+
+_WORD_TOKENS = _WordTokens()
 
 
 def segmented_word_count(
@@ -120,7 +131,7 @@ def segmented_word_count(
     if not text:
         return 0, False
     if is_chinese(text, min_han_share):
-        return sum(map(_is_word, segment(text))), True
+        return sum(map(_WORD_TOKENS.__getitem__, segment(text))), True
     return whitespace_word_count(text), False
 
 
@@ -242,7 +253,24 @@ def cl100k_base():
     )
 
 
-def token_count(texts: Iterable[str | None]) -> list[int | None]:
-    """cl100k_base tokens of each text (``encode_ordinary``); NULL text gives NULL."""
+_TOKEN_CHUNK = 256  # texts per task of token_count's threads
+
+
+def token_count(texts: Iterable[str | None], threads: int | None = None) -> list[int | None]:
+    """cl100k_base tokens of each text (``encode_ordinary``); NULL text gives NULL.
+
+    The texts are encoded in chunks on ``threads`` threads (default: one per core, at most
+    8): tiktoken encodes without holding the GIL, and each count is the same on any number
+    of threads."""
     encoding = cl100k_base()
-    return [None if text is None else len(encoding.encode_ordinary(text)) for text in texts]
+
+    def count(chunk: list[str | None]) -> list[int | None]:
+        return [None if text is None else len(encoding.encode_ordinary(text)) for text in chunk]
+
+    items = list(texts)
+    workers = threads if threads is not None else min(8, os.cpu_count() or 1)
+    if workers <= 1 or len(items) <= _TOKEN_CHUNK:
+        return count(items)
+    chunks = [items[i : i + _TOKEN_CHUNK] for i in range(0, len(items), _TOKEN_CHUNK)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return [n for part in pool.map(count, chunks) for n in part]

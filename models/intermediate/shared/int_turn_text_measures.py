@@ -1,10 +1,12 @@
 """Length measures of every utterance that need Python: segmented words and cl100k tokens.
 
-One row per utterance of the five ``*_turns_conformed`` models, keyed like them by
+One row per utterance of every ``*_turns_conformed`` model, keyed like them by
 ``(conversation_id, turn_index)``; the ``turns`` mart joins it. Definitions and the
 offline, hash-verified token encoding: ``csrwh.text_measures``. ``zh_min_han_share`` (var,
 passed in as config) decides which texts are Chinese and get segmented.
 """
+
+from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
@@ -25,15 +27,22 @@ def text_measures(turns: pd.DataFrame, min_han_share: float) -> pd.DataFrame:
     # NULL (None or NaN) text is '' as in the mart's n_chars/n_words; a NULL translation stays NULL
     texts = [text if isinstance(text, str) else "" for text in turns["text"]]
     translations = [text if isinstance(text, str) else None for text in turns["text_translation"]]
-    words = [segmented_word_count(text, min_han_share) for text in texts]
+    # tokens are counted on another thread (tiktoken runs without the GIL) while this one
+    # segments
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        counted = pool.submit(
+            lambda: (token_count(texts, threads=1), token_count(translations, threads=1))
+        )
+        words = [segmented_word_count(text, min_han_share) for text in texts]
+        n_tokens, n_tokens_translation = counted.result()
     frame = pd.DataFrame(
         {
             "conversation_id": turns["conversation_id"].astype("object"),
             "turn_index": turns["turn_index"].astype("int32"),
             "is_segmented": pd.Series([segmented for _, segmented in words], dtype="bool"),
             "n_words_segmented": pd.Series([n for n, _ in words], dtype="int32"),
-            "n_tokens": pd.Series(token_count(texts), dtype="int32"),
-            "n_tokens_translation": pd.Series(token_count(translations), dtype="Int32"),
+            "n_tokens": pd.Series(n_tokens, dtype="int32"),
+            "n_tokens_translation": pd.Series(n_tokens_translation, dtype="Int32"),
         },
         columns=COLUMNS,
     )
@@ -50,6 +59,7 @@ def model(dbt, session):
         dbt.ref("int_convsearch__turns_conformed"),
         dbt.ref("int_recllmsim__turns_conformed"),
         dbt.ref("int_recoreact__turns_conformed"),
+        dbt.ref("int_custom__turns_conformed"),
     ]
     parts = [
         relation.select("conversation_id, turn_index, text, text_translation").df()

@@ -32,14 +32,14 @@ same value (the figure is then not length-normalised: ``is_truncated`` is false)
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
-from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 ALL = "(all)"
 SIDES = ("all", "user", "system")
@@ -79,52 +79,76 @@ def plain_tokens(text: str) -> list[str]:
 
 
 class _Encoded:
-    """Token ids of every utterance for one tokeniser, as flat arrays with offsets, so that
-    unigram and bigram keys of any set of utterances can be counted with numpy."""
+    """Token ids of every utterance for one tokeniser, as flat integer arrays with offsets,
+    so that the unigram and bigram keys of any set of utterances are gathered with numpy.
 
-    def __init__(self, texts: Sequence[str], tokenize) -> None:
-        self.tokenize = tokenize
-        tokens = [tokenize(text) for text in texts]
-        lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
-        flat = np.empty(int(lengths.sum()), dtype=object)
-        flat[:] = list(chain.from_iterable(tokens))
-        codes, self._uniques = pd.factorize(flat) if len(flat) else (np.zeros(0, np.int64), [])
+    The utterances are tokenised once, by Arrow kernels that split exactly as the Python
+    tokenisers do (see ``__init__``); a truncated utterance is tokenised by the tokeniser
+    itself (:meth:`keys`)."""
+
+    def __init__(self, lowered: Sequence[str] | pa.Array, variant: str) -> None:
+        """``lowered``: the utterances lower-cased by ``str.lower``; ``variant``: whose tokens
+        (``dataset``: :func:`dataset_tokens`, ``plain``: :func:`plain_tokens`)."""
+        self.tokenize = dataset_tokens if variant == "dataset" else plain_tokens
+        texts = lowered if isinstance(lowered, pa.Array) else pa.array(lowered, pa.large_string())
+        if variant == "dataset":  # '.' and newlines removed, split on the space character
+            texts = pc.replace_substring(pc.replace_substring(texts, ".", ""), "\n", "")
+            lists = pc.split_pattern(texts, " ")
+        else:  # str.split(): Arrow's whitespace is Python's (category Zs, or bidi WS, B, S)
+            lists = pc.utf8_split_whitespace(texts)
+        encoded = pc.dictionary_encode(pc.list_flatten(lists))
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        owner = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False).astype(np.int64)
+        empty = pc.index(encoded.dictionary, "").as_py()
+        if empty >= 0:  # empty tokens (runs of separators, ends) are dropped
+            keep = codes != empty
+            codes, owner = codes[keep], owner[keep]
+        self._uniques = encoded.dictionary
         self._vocab: dict[str, int] | None = None
-        self.unigrams = np.asarray(codes, dtype=np.int64)
-        self.uni_end = np.cumsum(lengths)
-        self.uni_start = self.uni_end - lengths
-        self.uni_owner = np.repeat(np.arange(len(tokens)), lengths)
-        same = self.uni_owner[:-1] == self.uni_owner[1:]
-        self.bigrams = ((self.unigrams[:-1] << 32) | self.unigrams[1:])[same]
-        self.bi_owner = self.uni_owner[:-1][same]
-        bi_lengths = np.maximum(lengths - 1, 0)
-        self.bi_end = np.cumsum(bi_lengths)
-        self.bi_start = self.bi_end - bi_lengths
+        lengths = np.bincount(owner, minlength=len(lowered)).astype(np.int64)
+        self.unigrams = codes
+        self.uni_len = lengths
+        self.uni_start = np.cumsum(lengths) - lengths
+        self.uni_owner = owner
+        same = owner[:-1] == owner[1:]  # n-grams never cross utterances
+        self.bigrams = ((codes[:-1] << 32) | codes[1:])[same]
+        self.bi_owner = owner[:-1][same]
+        self.bi_len = np.maximum(lengths - 1, 0)
+        self.bi_start = np.cumsum(self.bi_len) - self.bi_len
 
     def keys(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Unigram and bigram keys of a text outside the encoded set (a truncated utterance)."""
         if self._vocab is None:
-            self._vocab = {token: i for i, token in enumerate(self._uniques)}
+            self._vocab = dict(zip(self._uniques.to_pylist(), range(len(self._uniques))))
         vocab = self._vocab
-        ids = np.asarray([vocab.setdefault(t, len(vocab)) for t in self.tokenize(text)], dtype=np.int64)
+        ids = np.asarray(
+            [vocab.setdefault(t, len(vocab)) for t in self.tokenize(text)], dtype=np.int64
+        )
         return ids, (ids[:-1] << 32) | ids[1:]
 
-    def keys_of(self, utterances: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    def keys_of(self, utterances: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Unigram and bigram keys of the utterances (order does not matter to Distinct-n)."""
-        if len(utterances) * 1000 > len(self.unigrams) * 3:  # many of a small corpus: one mask
-            mask = np.zeros(len(self.uni_start), dtype=bool)
-            mask[np.asarray(utterances, dtype=np.int64)] = True
-            return self.keys_of_mask(mask)
-        uni = [self.unigrams[self.uni_start[u]:self.uni_end[u]] for u in utterances]
-        bi = [self.bigrams[self.bi_start[u]:self.bi_end[u]] for u in utterances]
-        return _concat(uni), _concat(bi)
+        return (
+            _ranges(self.unigrams, self.uni_start, self.uni_len, utterances),
+            _ranges(self.bigrams, self.bi_start, self.bi_len, utterances),
+        )
 
-    def keys_of_mask(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.unigrams[mask[self.uni_owner]], self.bigrams[mask[self.bi_owner]]
+    def distinct_of_mask(self, mask: np.ndarray) -> tuple[float, float]:
+        """(Distinct-1, Distinct-2) of the utterances where ``mask`` is true."""
+        uni, bi = self.unigrams[mask[self.uni_owner]], self.bigrams[mask[self.bi_owner]]
+        return distinct(uni), distinct(bi)
 
 
-def _concat(parts: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+def _ranges(
+    values: np.ndarray, start: np.ndarray, length: np.ndarray, which: np.ndarray
+) -> np.ndarray:
+    """``values[start[i]:start[i] + length[i]]`` for every i in ``which``, concatenated."""
+    lengths = length[which]
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=values.dtype)
+    shift = start[which] - (np.cumsum(lengths) - lengths)
+    return values[np.repeat(shift, lengths) + np.arange(total)]
 
 
 def distinct(keys: np.ndarray) -> float:
@@ -149,7 +173,8 @@ class LazySample:
     ``j = rng._randbelow(n - i)`` for i = 0 .. n-1 -- ``getrandbits(m.bit_length())`` repeated
     until below m -- and takes ``pool[j]``, moving ``pool[n - i - 1]`` into its place. This
     makes the same draws, keeping the pool sparse; :meth:`finish` makes the draws of the
-    elements not taken, so the generator ends where ``sample`` leaves it."""
+    elements not taken, so the generator ends where ``sample`` leaves it. (The reference for
+    :class:`_Draws`, which makes the same draws from pre-generated words.)"""
 
     def __init__(self, rng: random.Random, n: int) -> None:
         self._getrandbits = rng.getrandbits
@@ -189,42 +214,190 @@ class LazySample:
             m = low - 1
 
 
+class _Draws:
+    """The draws of ``random.Random(seed)``'s ``_randbelow``, made from its 32-bit words.
+
+    ``getrandbits(k)`` for k <= 32 is the generator's next 32-bit word shifted right by
+    ``32 - k`` (one word per call), so ``_randbelow(m)`` -- ``getrandbits(m.bit_length())``
+    until below m -- needs only the word stream. numpy's ``MT19937`` is the same generator
+    (Mersenne Twister, same tempering); started from ``random.Random(seed).getstate()`` its
+    ``random_raw`` gives the very words ``random.Random(seed)`` would draw, read ahead in
+    blocks here, so no Python call is made per word. (Bounds stay below 2**32: one word per
+    try.)"""
+
+    _BLOCK = 1 << 16
+    _FEW = 512  # bounds sharing a bit length: fewer than this are walked in Python
+
+    def __init__(self, seed: int) -> None:
+        state = random.Random(seed).getstate()[1]
+        self._bitgen = np.random.MT19937()
+        self._bitgen.state = {
+            "bit_generator": "MT19937",
+            "state": {"key": np.asarray(state[:-1], dtype=np.uint32), "pos": state[-1]},
+        }
+        self._buffer = np.zeros(0, dtype=np.int64)
+        self._at = 0  # next unused word of _buffer
+        self._guesses: dict[tuple[int, int], np.ndarray] = {}
+
+    def _ahead(self, count: int) -> np.ndarray:
+        """The next ``count`` unused words (read from the generator as needed)."""
+        if len(self._buffer) - self._at < count:
+            fresh = self._bitgen.random_raw(max(count, self._BLOCK)).astype(np.int64)
+            self._buffer = np.concatenate([self._buffer[self._at :], fresh])
+            self._at = 0
+        return self._buffer[self._at : self._at + count]
+
+    def peek(self, count: int) -> list[int]:
+        """The next ``count`` unused words, not consumed (see :meth:`consume`)."""
+        return self._ahead(count).tolist()
+
+    def consume(self, words: int) -> None:
+        self._at += words
+
+    def skip(self, m: int) -> None:
+        """The draws ``_randbelow(m)``, ``_randbelow(m - 1)``, ..., ``_randbelow(1)``, their
+        values unused (what ``LazySample.finish`` draws)."""
+        while m >= self._FEW:
+            low = 1 << (m.bit_length() - 1)
+            used = self._tries(m, m - low + 1)  # may read more words (and move _at) first
+            self._at += used
+            m = low - 1
+        while m > 0:  # the few last bounds, walked one try at a time
+            words = self.peek(2 * m + 64)
+            at = 0
+            try:
+                while m > 0:
+                    shift = 32 - m.bit_length()
+                    low = 1 << (31 - shift)
+                    while m >= low:
+                        if words[at] >> shift < m:
+                            m -= 1
+                        at += 1
+            except IndexError:  # more tries than words read ahead: read more, go on
+                pass
+            self._at += at
+
+    def _tries(self, m: int, count: int) -> int:
+        """How many words the draws for the bounds m, m - 1, ..., m - count + 1 (all of one
+        bit length) use.
+
+        Solved on an array of words rather than walked: with ``r`` a try's top bits and
+        ``c`` the tries accepted before it, a try is accepted when ``r < m - c``. From a
+        first guess of the counts (:meth:`_first_guess`), the acceptances are recomputed from
+        the counts of the previous round until nothing changes. A fixed point is the walk
+        itself (each try's acceptance follows from the ones before it), and after j rounds
+        at least the first j tries are settled, so the rounds end (in practice in 2 to 5)."""
+        k = m.bit_length()
+        shift = 32 - k
+        expected = (1 << k) * math.log((m + 0.5) / (m - count + 0.5))  # tries: sum of 2**k / bound
+        window = int(1.1 * expected + 8 * math.sqrt(expected) + 64)
+        while True:
+            room = m - (self._ahead(window) >> shift)  # accepted: fewer than `room` before it
+            before = np.empty(window, dtype=np.int64)
+            accepted = self._first_guess(m, k, window) < room
+            for _ in range(64):
+                before[0] = 0
+                np.cumsum(accepted[:-1], out=before[1:])
+                again = before < room
+                if np.array_equal(again, accepted):
+                    break
+                accepted = again
+            else:  # not settled (never seen): walk the tries in Python
+                return self._walk(m, count)
+            if before[-1] + accepted[-1] >= count:
+                return int(np.searchsorted(before, count))  # through the count-th acceptance
+            window *= 2  # unusually many rejections: more words
+
+    def _first_guess(self, m: int, k: int, window: int) -> np.ndarray:
+        """Tries accepted before each try, as expected (m * (1 - exp(-t / 2**k)) before try
+        t): a start that settles in fewer rounds. Any start gives the same fixed point; this
+        one is kept per (m, window), as every shuffle of a scope asks for the same."""
+        key = (m, window)
+        guess = self._guesses.get(key)
+        if guess is None:
+            t = np.arange(window, dtype=np.float64)
+            guess = np.floor(m * -np.expm1(-t / (1 << k))).astype(np.int64)
+            self._guesses[key] = guess
+        return guess
+
+    def _walk(self, m: int, count: int) -> int:
+        """:meth:`_tries` one try at a time."""
+        words = self.peek(2 * count + 64)
+        at = 0
+        shift = 32 - m.bit_length()
+        while count > 0:
+            if at == len(words):
+                words = self.peek(2 * len(words))
+            if words[at] >> shift < m:
+                m -= 1
+                count -= 1
+            at += 1
+        return at
+
+
 def truncated_distinct(
     members: Sequence[int], words: Sequence[int], texts: Sequence[str], enc: _Encoded,
     max_words: int = MAX_WORDS, iterations: int = ITERATIONS, seed: int = SEED,
 ) -> tuple[float, float]:
     """(Distinct-1, Distinct-2) of the ``dataset`` variant over the utterances ``members``
     (indices into ``texts``, in file order)."""
-    total_words = sum(words[m] for m in members)
+    member = np.asarray(members, dtype=np.int64)
+    member_words = np.asarray(words, dtype=np.int64)[member]
+    total_words = int(member_words.sum())
     if total_words <= max_words:  # nothing is cut: every shuffle keeps every utterance
-        uni, bi = enc.keys_of(members)
+        uni, bi = enc.keys_of(member)
         d1, d2 = distinct(uni), distinct(bi)
         return _mean([d1] * iterations), _mean([d2] * iterations)
-    rng = random.Random(seed)
+    draws = _Draws(seed)
     n = len(members)
+    weights = member_words.tolist()
+    ahead = (2 * max_words * n) // total_words + 64  # words read ahead per shuffle, ~1.4 each
     d1s: list[float] = []
     d2s: list[float] = []
     for _ in range(iterations):
-        order = LazySample(rng, n)
-        kept: list[int] = []
-        count = 0
-        cut: str | None = None
-        for position in order:
-            u = members[position]
-            if count + words[u] <= max_words:
-                kept.append(u)
-                count += words[u]
-            else:
-                cut = " ".join(texts[u].split()[: max_words - count])
-                break
-        order.finish()
+        # random.sample(members, n) up to the utterance that overflows max_words, then the
+        # draws of the elements not taken (LazySample.__next__, LazySample.finish)
+        positions, count = _sample_to_overflow(draws, n, weights, max_words, ahead)
+        draws.skip(n - len(positions))
+        kept = member[np.asarray(positions[:-1], dtype=np.int64)]
+        cut = " ".join(texts[members[positions[-1]]].split()[: max_words - count])
         uni, bi = enc.keys_of(kept)
-        if cut is not None:
-            cut_uni, cut_bi = enc.keys(cut)
-            uni, bi = np.concatenate([uni, cut_uni]), np.concatenate([bi, cut_bi])
-        d1s.append(distinct(uni))
-        d2s.append(distinct(bi))
+        cut_uni, cut_bi = enc.keys(cut)
+        d1s.append(distinct(np.concatenate([uni, cut_uni])))
+        d2s.append(distinct(np.concatenate([bi, cut_bi])))
     return _mean(d1s), _mean(d2s)
+
+
+def _sample_to_overflow(
+    draws: _Draws, n: int, weights: list[int], max_words: int, ahead: int
+) -> tuple[list[int], int]:
+    """The positions ``random.sample(range(n), n)`` takes up to and including the first one
+    whose ``weights`` overflow ``max_words`` (LazySample.__next__, one draw at a time from
+    ``ahead`` words read ahead), and the weight taken before it; the tries are consumed."""
+    words = draws.peek(ahead)
+    end = len(words)
+    at = 0
+    pool: dict[int, int] = {}
+    positions: list[int] = []
+    count = 0
+    for m in range(n, 0, -1):
+        shift = 32 - m.bit_length()
+        while True:  # _randbelow(m)
+            if at == end:
+                words = draws.peek(2 * end)
+                end = len(words)
+            r = words[at] >> shift
+            at += 1
+            if r < m:
+                break
+        position = pool.get(r, r)
+        pool[r] = pool.get(m - 1, m - 1)
+        positions.append(position)
+        if count + weights[position] > max_words:
+            draws.consume(at)
+            return positions, count
+        count += weights[position]
+    raise ValueError("no utterance overflows max_words")  # callers cut only when one does
 
 
 class Utterances(NamedTuple):
@@ -252,8 +425,11 @@ def scopes(u: Utterances) -> list[tuple[str, str, str]]:
 
 def _corpus_rows(u: Utterances, rows: dict[str, list]) -> None:
     """Append the rows of one corpus (``u`` holds its utterances only)."""
-    words = [len(t.split()) for t in u.text]
-    encoded = {"dataset": _Encoded(u.text, dataset_tokens), "plain": _Encoded(u.text, plain_tokens)}
+    lowered = pa.array([t.lower() for t in u.text], type=pa.large_string())
+    encoded = {"dataset": _Encoded(lowered, "dataset"), "plain": _Encoded(lowered, "plain")}
+    del lowered
+    # str.split() words: the plain tokens' count (lower() maps no character to or from whitespace)
+    words = encoded["plain"].uni_len.tolist()
     subset = np.asarray(u.subset, dtype=object)
     system = np.asarray([s if s is not None else "" for s in u.system_id], dtype=object)
     has_system = np.asarray([s is not None for s in u.system_id], dtype=bool)
@@ -280,8 +456,7 @@ def _corpus_rows(u: Utterances, rows: dict[str, list]) -> None:
                     if variant == "dataset":
                         cache[key] = truncated_distinct(members.tolist(), words, u.text, enc)
                     else:
-                        uni, bi = enc.keys_of_mask(mask)
-                        cache[key] = (distinct(uni), distinct(bi))
+                        cache[key] = enc.distinct_of_mask(mask)
                 d1, d2 = cache[key]
                 if variant == "dataset":
                     limits = (MAX_WORDS, n_words > MAX_WORDS, ITERATIONS, SEED)
