@@ -183,20 +183,6 @@ def rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
 # --------------------------------------------------------------------------- builds
 
 
-def custom_gate(database: Path, build_id: str) -> list[str]:
-    """`csrwh build`'s gate, less one failure this data cannot avoid: with no corpus that
-    yields agreement rows (custom labels and ratings have one annotator / rater each),
-    annotator_agreement is an empty pandas frame whose text columns DuckDB types as NULL, and
-    the mart suite's column-type contract fails. That is the model's bug, not the custom
-    corpus' (it hits any build without CoSRec's crowd labels); the test checks it is the only
-    failure left out, and on an empty mart."""
-    failures = gate(database, build_id)
-    with duckdb.connect(str(database), read_only=True) as con:
-        empty = con.execute("select count(*) from annotator_agreement").fetchone()[0] == 0
-    skipped = "annotator_agreement › column_types_match_contract"
-    return [f for f in failures if not (empty and skipped in f)]
-
-
 @pytest.fixture(scope="module")
 def custom_build(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("custom_build")
@@ -206,7 +192,7 @@ def custom_build(tmp_path_factory: pytest.TempPathFactory):
     write_custom_data(data)
     warehouse = root / "warehouse" / "custom.duckdb"
     try:
-        result = build(data, warehouse, gates=[custom_gate])  # what `csrwh build` runs
+        result = build(data, warehouse, gates=[gate])  # what `csrwh build` runs
         yield data, warehouse, result
     finally:
         if saved is None:
@@ -223,7 +209,8 @@ def test_a_data_folder_with_only_custom_corpora_builds_and_publishes(custom_buil
         failed = con.execute(
             "select suite, expectation from dq_results where severity = 'critical' and not success"
         )
-        assert failed.fetchall() in ([], [("annotator_agreement", "column_types_match_contract")])
+        # annotator_agreement is empty here (one annotator per unit) and still typed
+        assert failed.fetchall() == []
 
 
 def test_every_mart_row_matches_the_files(custom_build) -> None:
@@ -472,11 +459,11 @@ def test_a_custom_folder_with_bad_lines_is_refused_then_publishes_with_allow_rej
     warehouse = tmp_path / "warehouse" / "custom.duckdb"  # a first build: no published file
 
     with pytest.raises(CsrwhError, match="4 rejected record") as refused:
-        build(bad_data, warehouse, gates=[custom_gate])
+        build(bad_data, warehouse, gates=[gate])
     assert refused.value.exit_code == EXIT_REFUSED and "--allow-rejects" in str(refused.value)
     assert not warehouse.exists()
 
-    result = build(bad_data, warehouse, gates=[custom_gate], allow_rejects=True)
+    result = build(bad_data, warehouse, gates=[gate], allow_rejects=True)
     assert result.published and result.records_rejected == 4
     accepted = (
         "4 rejected record(s) the published warehouse did not have, in custom:edge/more.jsonl"
@@ -515,8 +502,7 @@ def test_a_custom_folder_with_bad_lines_is_refused_then_publishes_with_allow_rej
         "edge/e2": "edge/edge.jsonl line 2",
         "edge/b5": "edge/more.jsonl line 5",
     }
-    # nothing fails, but the empty annotator_agreement's types (see custom_gate)
-    assert set(failed) <= {("annotator_agreement", "column_types_match_contract")}
+    assert set(failed) == set()
 
 
 # --------------------------------------------------------------------------- the sample

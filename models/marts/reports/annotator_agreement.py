@@ -43,6 +43,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from csrwh.stats import (
     fleiss_kappa,
@@ -63,6 +64,22 @@ COLUMNS = [
     "n_raters_mean",
     "n_ratings",
 ]
+
+#: The mart's column types, explicit so that an empty frame (no corpus with two annotators of
+#: one unit, e.g. a data folder holding only custom corpora) still lands typed, not as NULLs.
+SCHEMA = pa.schema(
+    [
+        ("corpus", pa.string()),
+        ("subject", pa.string()),
+        ("measure", pa.string()),
+        ("value", pa.float64()),
+        ("ci_low", pa.float64()),
+        ("ci_high", pa.float64()),
+        ("n_units", pa.int64()),
+        ("n_raters_mean", pa.float64()),
+        ("n_ratings", pa.int64()),
+    ]
+)
 
 #: Defaults of the dbt vars agreement_bootstrap_samples / agreement_bootstrap_seed.
 DEFAULT_SAMPLES = 1000
@@ -285,4 +302,5 @@ def model(dbt, session):
     intents = dbt.ref("intents").df()
     ratings = dbt.ref("ratings").df()
     conversations = dbt.ref("conversations").project("conversation_id, subset").df()
-    return build_agreement(intents, ratings, n_samples, seed, conversations)
+    frame = build_agreement(intents, ratings, n_samples, seed, conversations)
+    return pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
