@@ -19,10 +19,10 @@ RSS is that process's own):
    * **ingest floor** — the bare DuckDB scan of the same files (``benchmarks/ingest.py``'s
      floor: ``read_text`` over every file plus ``read_json_objects`` over JSON arrays);
    * **dbt floor** — every seed loaded from its CSV, every SQL model's compiled SQL
-     (``create or replace table|view ... as <compiled>``) in dependency order, and every data
-     test's compiled SQL (``select count(*) from (<compiled>)``), all from the build's own
-     ``manifest.json``. Python models cannot run as SQL: their ``execution_time`` from the
-     build's ``run_results.json`` is added as it is;
+     (``create or replace table|view ... as <compiled>``) in dependency order, every Python
+     model's compiled code called as dbt-duckdb calls it (``model(dbt, session)``, the result
+     stored as a table), and every data test's compiled SQL (``select count(*) from
+     (<compiled>)``), all from the build's own ``manifest.json``;
    * **gate floor** — every captured statement of the gate that reads the warehouse's tables,
      replayed with its parameters (GX's own catalogue reflection is left out of the floor).
 
@@ -72,7 +72,11 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
     from sqlalchemy.engine import Engine
 
     from csrwh.build import build
-    from csrwh.validate import gate
+
+    def gate(database, build_id):  # imported when it runs, as `csrwh build` does
+        from csrwh.validate import gate as run_gate
+
+        return run_gate(database, build_id)
 
     captured: list[tuple[str, object]] = []
 
@@ -154,6 +158,7 @@ def child_floor(data_dir: str, warehouse: str, target: str, capture: str) -> dic
     con = duckdb.connect(warehouse)
     seconds = {"seeds": 0.0, "models_sql": 0.0, "models_python": 0.0, "tests": 0.0}
     counts = {"seeds": 0, "models_sql": 0, "models_python": 0, "tests": 0}
+    slowest: list[tuple[float, str]] = []
     for uid in _topological(nodes):
         node = nodes[uid]
         relation = node["relation_name"]
@@ -166,7 +171,15 @@ def child_floor(data_dir: str, warehouse: str, target: str, capture: str) -> dic
             counts["seeds"] += 1
             continue
         if node.get("language") == "python":
-            seconds["models_python"] += executed[uid]["execution_time"]
+            # the model's own compiled code, called as dbt-duckdb calls it, result kept as a table
+            namespace: dict = {"__name__": f"floor_{node['name']}"}
+            t = time.perf_counter()
+            exec(compile(node["compiled_code"], node["original_file_path"], "exec"), namespace)  # noqa: S102
+            frame = namespace["model"](namespace["dbtObj"](con.table), con)  # noqa: F841 -- read by the SQL below
+            con.execute(f"create or replace table {relation} as select * from frame")
+            took = time.perf_counter() - t
+            seconds["models_python"] += took
+            slowest.append((took, node["name"]))
             counts["models_python"] += 1
             continue
         kind = "view" if node["config"]["materialized"] == "view" else "table"
@@ -174,6 +187,7 @@ def child_floor(data_dir: str, warehouse: str, target: str, capture: str) -> dic
         t = time.perf_counter()
         con.execute(sql)
         seconds["models_sql"] += time.perf_counter() - t
+        slowest.append((time.perf_counter() - t, node["name"]))
         counts["models_sql"] += 1
     for node in tests:
         t = time.perf_counter()
@@ -183,6 +197,7 @@ def child_floor(data_dir: str, warehouse: str, target: str, capture: str) -> dic
     out["dbt"] = sum(seconds.values())
     out["dbt_parts"] = seconds
     out["dbt_counts"] = counts
+    out["slowest_models"] = sorted(slowest, reverse=True)[:8]
 
     statements = json.loads(Path(capture).read_text()) if capture else []
     replayed = 0
@@ -267,6 +282,10 @@ def report(data: Path, r: dict) -> None:
     g = floor["gate_statements"]
     print(
         f"gate floor: {g['replayed']} of {g['captured']} captured statements replayed (the rest: reflection)"
+    )
+    print(
+        "slowest models in the floor: "
+        + ", ".join(f"{name} {sec:.1f} s" for sec, name in floor["slowest_models"])
     )
     print(f"peak RSS: build {cold['peak_rss_mb']:.0f} MB, floor {floor['peak_rss_mb']:.0f} MB")
     print(f"no-change rebuild: {warm['wall']:.1f} s wall (up to date: {warm['up_to_date']})")
