@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 from rich.console import Console
@@ -55,8 +54,8 @@ def sample(
     out: Path = typer.Option(..., "--out", help="Folder to write the synthetic corpora into."),
     scale: int = typer.Option(1, "--scale", min=1, help="Volume multiplier (for benchmarks)."),
     seed: int = typer.Option(0, "--seed", help="Random seed; same seed, same bytes."),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Write format-faithful synthetic files for all five corpora (upstream layouts)."""
     from csrwh.sample import generate
@@ -69,13 +68,13 @@ def sample(
 
 @app.command()
 def fetch(
-    corpora: Optional[List[str]] = typer.Argument(None, help="Corpora to fetch (default: all)."),
-    from_zip: Optional[Path] = typer.Option(
+    corpora: list[str] | None = typer.Argument(None, help="Corpora to fetch (default: all)."),
+    from_zip: Path | None = typer.Option(
         None, "--from-zip", help="ConvSearch: the main-part zip you downloaded by hand."
     ),
     force: bool = typer.Option(False, "--force", help="Download again even if present."),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Download corpora from their public upstreams into the data folder."""
     from csrwh.fetch import fetch as do_fetch
@@ -85,10 +84,10 @@ def fetch(
 
 @app.command()
 def ingest(
-    corpora: Optional[List[str]] = typer.Argument(None, help="Corpora to ingest (default: all present)."),
+    corpora: list[str] | None = typer.Argument(None, help="Corpora to ingest (default: all present)."),
     strict: bool = typer.Option(False, "--strict", help="Exit non-zero (3) if any record is rejected."),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Land every file of every corpus losslessly in the `raw` schema of <warehouse>.ingested.
 
@@ -114,7 +113,7 @@ def ingest(
 
 @app.command()
 def build(
-    corpora: Optional[List[str]] = typer.Argument(None, help="Corpora to ingest (default: all present)."),
+    corpora: list[str] | None = typer.Argument(None, help="Corpora to ingest (default: all present)."),
     strict: bool = typer.Option(False, "--strict", help="Fail the build if any record is rejected."),
     full_refresh: bool = typer.Option(
         False, "--full-refresh", help="Start from an empty database instead of the last published one."
@@ -122,7 +121,7 @@ def build(
     allow_rejects: bool = typer.Option(
         False, "--allow-rejects", help="Publish even with rejected records the published warehouse did not have."
     ),
-    drop_corpus: Optional[List[str]] = typer.Option(
+    drop_corpus: list[str] | None = typer.Option(
         None, "--drop-corpus", help="Publish without this corpus although the published warehouse has it "
         "(its folder is gone); repeatable.", metavar="NAME",
     ),
@@ -133,8 +132,8 @@ def build(
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Show dbt's per-node lines as they run (always in the log the summary names)."
     ),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Ingest, run `dbt build` (models + tests), gate on the expectation suites, publish atomically.
 
@@ -170,16 +169,16 @@ def build(
 
 @app.command()
 def validate(
-    suites: Optional[List[str]] = typer.Argument(
+    suites: list[str] | None = typer.Argument(
         None, help="Suite names, 'raw', 'marts' or patterns like 'raw.cosrec__*' (default: all)."
     ),
-    run_id: Optional[str] = typer.Option(None, "--run-id", help="Run id in dq_results (default: validate-<UTC>)."),
+    run_id: str | None = typer.Option(None, "--run-id", help="Run id in dq_results (default: validate-<UTC>)."),
     docs: Path = typer.Option(Path("reports/data_docs"), "--docs", help="Data Docs folder."),
     no_docs: bool = typer.Option(False, "--no-docs", help="Skip rendering Data Docs."),
     no_record: bool = typer.Option(False, "--no-record", help="Do not append to main.dq_results."),
     show_all: bool = typer.Option(False, "--all", help="List passing expectations too."),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Run the expectation suites (expectations/) against the warehouse; exit 1 on a critical failure."""
     import time
@@ -206,8 +205,8 @@ def validate(
 def dashboard(
     port: int = typer.Option(8501, "--port", help="Port on 127.0.0.1."),
     open_browser: bool = typer.Option(False, "--open/--no-open", help="Open a browser tab."),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Start the local web dashboard (Streamlit) over the published warehouse, read-only."""
     from csrwh.dashboard import serve
@@ -219,11 +218,11 @@ def dashboard(
 @app.command()
 def sql(
     query: str = typer.Argument(..., help="SQL to run against the warehouse (read-only)."),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the result to this CSV file."),
-    parquet: Optional[Path] = typer.Option(None, "--parquet", help="Write the result to this Parquet file."),
+    csv: Path | None = typer.Option(None, "--csv", help="Write the result to this CSV file."),
+    parquet: Path | None = typer.Option(None, "--parquet", help="Write the result to this Parquet file."),
     max_rows: int = typer.Option(50, "--max-rows", help="Rows to print (the file gets all)."),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Run a query against the warehouse; print a table or write CSV/Parquet."""
     from csrwh.query import run_query
@@ -241,8 +240,8 @@ def tables(
     show_all: bool = typer.Option(
         False, "--all", help="Also intermediate, staging, seed, raw and bookkeeping tables."
     ),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """List the marts with row counts and one-line descriptions (--all: every table)."""
     from csrwh import catalog
@@ -258,8 +257,8 @@ def tables(
 @app.command()
 def describe(
     table: str = typer.Argument(..., help="Table name: a mart (turns) or schema.table (staging.stg_…)."),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Show a table's description and its columns with types and descriptions."""
     from csrwh import catalog
@@ -276,13 +275,13 @@ def export(
     output_format: str = typer.Option(
         "parquet", "--format", help="Conversation records as parquet, jsonl or hf (datasets save_to_disk)."
     ),
-    corpus: Optional[List[str]] = typer.Option(
+    corpus: list[str] | None = typer.Option(
         None, "--corpus", help="Export only this corpus (repeat for several; default: all)."
     ),
     trec: bool = typer.Option(False, "--trec", help="Also write CoSRec's qrels and topics as TREC files to <out>/trec."),
-    trec_dir: Optional[Path] = typer.Option(None, "--trec-dir", help="Write the TREC files here instead (implies --trec)."),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    trec_dir: Path | None = typer.Option(None, "--trec-dir", help="Write the TREC files here instead (implies --trec)."),
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Export the conversation records (one per conversation, chat messages) and every mart
     (Parquet, in <out>/marts/) with a dataset card README.md (Hugging Face conventions)."""
@@ -312,17 +311,17 @@ def eval_run(
     qrels: str = typer.Option(
         "all", "--qrels", help="Judgments: search, recommendation, or all (also broken down by kind)."
     ),
-    measure: Optional[List[str]] = typer.Option(
+    measure: list[str] | None = typer.Option(
         None, "--measure", help="ir_measures name, repeatable (default: nDCG@10, P@5, AP, RR)."
     ),
     per_topic: bool = typer.Option(False, "--per-topic", help="Also give every topic's values."),
     output_format: str = typer.Option("table", "--format", help="table, json or csv (to stdout)."),
-    save: Optional[str] = typer.Option(
+    save: str | None = typer.Option(
         None, "--save", help="Store the evaluation as NAME in <warehouse stem>.evals.duckdb (dashboard Leaderboard)."
     ),
     replace: bool = typer.Option(False, "--replace", help="With --save: overwrite the evaluation saved as NAME."),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Evaluate a TREC run against CoSRec's relevance judgments (ir_measures; aggregate as
     trec_eval: the mean over the judged topics the run answers)."""
@@ -360,8 +359,8 @@ def report(
     screenshot: bool = typer.Option(
         False, "--screenshot", help="Also render the page in headless Chromium (statistics.png)."
     ),
-    data_dir: Optional[Path] = DataDirOpt,
-    warehouse: Optional[Path] = WarehouseOpt,
+    data_dir: Path | None = DataDirOpt,
+    warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Execute the statistics notebooks against the warehouse: statistics.html + tables/*.csv."""
     from csrwh.report import build_report, check_render

@@ -504,10 +504,10 @@ class _Ctx:
 
 
 def _file_reject(rel: str, sha: str, error: str, raw: bytes | None) -> dict:
-    return dict(
-        source_path=rel, file_sha256=sha, record_index=None, line_number=None, record_key=None,
-        payload=None, source_text=None, error=error, raw_bytes=raw, at_eof=True,
-    )
+    return {
+        "source_path": rel, "file_sha256": sha, "record_index": None, "line_number": None, "record_key": None,
+        "payload": None, "source_text": None, "error": error, "raw_bytes": raw, "at_eof": True,
+    }
 
 
 def _rows_to_stage(ctx: _Ctx, rows: list[dict]) -> None:
@@ -1045,10 +1045,10 @@ def read_csv(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
         if header is None and err is None and not _SURROGATE.search(record):
             header = row
             continue
-        out = dict(
-            source_path=f.rel, file_sha256=f.sha256, record_index=len(rows), line_number=start + 1,
-            record_key=None, payload=None, source_text=None, error=None, raw_bytes=None, at_eof=at_eof,
-        )
+        out = {
+            "source_path": f.rel, "file_sha256": f.sha256, "record_index": len(rows), "line_number": start + 1,
+            "record_key": None, "payload": None, "source_text": None, "error": None, "raw_bytes": None, "at_eof": at_eof,
+        }
         swallowed = 0
         if header is not None and end - start > 1 and len(header) > 1:
             swallowed = _stray_quote(lines, start, end, len(header))
@@ -1492,23 +1492,23 @@ class Ingestor:
             for p, rec_index, line, error, raw, sha, at_eof in rejected:
                 raw = bytes(raw) if raw is not None else None
                 reject_rows.append(
-                    dict(
-                        batch_id=self.batch_id, corpus=corpus.name, table_name=spec.table,
-                        source_path=p, record_index=rec_index, line_number=line,
-                        error=_refine_error(error, raw, bool(at_eof), spec.format),
-                        raw_text=raw.decode("utf-8", "replace") if raw is not None else None,
-                        raw_bytes=raw, file_sha256=sha, rejected_at=now,
-                    )
+                    {
+                        "batch_id": self.batch_id, "corpus": corpus.name, "table_name": spec.table,
+                        "source_path": p, "record_index": rec_index, "line_number": line,
+                        "error": _refine_error(error, raw, bool(at_eof), spec.format),
+                        "raw_text": raw.decode("utf-8", "replace") if raw is not None else None,
+                        "raw_bytes": raw, "file_sha256": sha, "rejected_at": now,
+                    }
                 )
             stats = self.summary.per_corpus[corpus.name]
             for f in unit:
                 ok, bad = counts.get(f.rel, (0, 0))
                 manifest_rows.append(
-                    dict(
-                        corpus=corpus.name, table_name=spec.table, source_path=f.rel,
-                        file_sha256=f.sha256, size_bytes=f.size, modified_at=f.modified_at,
-                        n_records=ok, n_rejected=bad, batch_id=self.batch_id, ingested_at=now,
-                    )
+                    {
+                        "corpus": corpus.name, "table_name": spec.table, "source_path": f.rel,
+                        "file_sha256": f.sha256, "size_bytes": f.size, "modified_at": f.modified_at,
+                        "n_records": ok, "n_rejected": bad, "batch_id": self.batch_id, "ingested_at": now,
+                    }
                 )
                 stats.files_loaded += 1
                 stats.records_loaded += ok

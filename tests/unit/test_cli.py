@@ -13,7 +13,7 @@ COMMANDS = ["fetch", "sample", "ingest", "build", "validate", "sql", "export", "
 
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "csrwh.cli", *args], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "csrwh.cli", *args], check=False, capture_output=True, text=True, env=env
     )
 
 
