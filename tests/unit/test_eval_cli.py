@@ -8,7 +8,6 @@ import csv
 import hashlib
 import io
 import json
-import math
 import os
 import random
 import shutil
@@ -44,16 +43,8 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 # ---------------------------------------------------------------------------------------------
 
 
-def ndcg_at(ranked: list[str], grades: dict[str, int], k: int) -> float:
-    """gain = grade, discount log2(rank + 1); the ideal ranking of all judged grades."""
-    dcg = sum(grades.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
-    ideal = sorted((g for g in grades.values() if g > 0), reverse=True)
-    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal[:k]))
-    return dcg / idcg if idcg else 0.0
-
-
-def precision_at(ranked: list[str], grades: dict[str, int], k: int) -> float:
-    return sum(1 for d in ranked[:k] if grades.get(d, 0) >= 1) / k
+# the independent nDCG@k and P@k, shared with test_evaluate (trec_eval's definitions)
+from test_evaluate import ndcg_at, precision_at
 
 
 def reciprocal_rank(ranked: list[str], grades: dict[str, int]) -> float:
