@@ -84,24 +84,46 @@ def readable(warehouse: Path) -> bool:
 
 def leftovers(warehouse: Path) -> list[str]:
     return sorted(
-        p.name for p in warehouse.parent.iterdir()
-        if p.name.startswith(warehouse.name + ".") and (".building" in p.name or p.name.endswith(".lock"))
+        p.name
+        for p in warehouse.parent.iterdir()
+        if p.name.startswith(warehouse.name + ".")
+        and (".building" in p.name or p.name.endswith(".lock"))
     )
 
 
 class Runner:
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.env = dict(os.environ, DO_NOT_TRACK="1", PYTHONUNBUFFERED="1", COLUMNS="200",
-                        CSRWH_DBT_TARGET_PATH=str(root / "target"))
+        self.env = dict(
+            os.environ,
+            DO_NOT_TRACK="1",
+            PYTHONUNBUFFERED="1",
+            COLUMNS="200",
+            CSRWH_DBT_TARGET_PATH=str(root / "target"),
+        )
         self.env.pop("CSRWH_TEST_PAUSE_AT", None)
         self.n = 0
 
-    def spawn(self, warehouse: Path, data: Path, *extra: str, log: Path, **env: str) -> subprocess.Popen:
+    def spawn(
+        self, warehouse: Path, data: Path, *extra: str, log: Path, **env: str
+    ) -> subprocess.Popen:
         fh = open(log, "wb")  # noqa: SIM115 - the child writes it; closed when collected
         return subprocess.Popen(
-            [sys.executable, "-m", "csrwh.cli", "build", "--data-dir", str(data), "--warehouse", str(warehouse), *extra],
-            stdout=fh, stderr=subprocess.STDOUT, cwd=log.parent, env={**self.env, **env},
+            [
+                sys.executable,
+                "-m",
+                "csrwh.cli",
+                "build",
+                "--data-dir",
+                str(data),
+                "--warehouse",
+                str(warehouse),
+                *extra,
+            ],
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            cwd=log.parent,
+            env={**self.env, **env},
         )
 
     def build(self, warehouse: Path, data: Path, *extra: str, log: Path) -> int:
@@ -139,7 +161,9 @@ def prepare(root: Path, runner: Runner) -> tuple[Path, Path, Path]:
     changed = root / "data_changed"
     shutil.copytree(original, changed)
     conversations = changed / "cosrec/dataset/raw/conversations.jsonl"
-    conversations.write_text("".join(conversations.read_text("utf-8").splitlines(True)[:-1]), "utf-8")
+    conversations.write_text(
+        "".join(conversations.read_text("utf-8").splitlines(True)[:-1]), "utf-8"
+    )
     baseline = root / "baseline" / "csr.duckdb"
     baseline.parent.mkdir()
     code = runner.build(baseline, original, log=root / "baseline.log")
@@ -155,14 +179,18 @@ def fresh_site(trial: Path, baseline: Path) -> Path:
     return warehouse
 
 
-def recover(runner: Runner, warehouse: Path, data: Path, trial: Path, before: str, expect_change: bool) -> bool:
+def recover(
+    runner: Runner, warehouse: Path, data: Path, trial: Path, before: str, expect_change: bool
+) -> bool:
     code = runner.build(warehouse, data, log=trial / "recover.log")
     if code != 0 or leftovers(warehouse) or not readable(warehouse):
         return False
     return (sha256(warehouse) != before) == expect_change
 
 
-def signal_trial(runner: Runner, row: Row, signum: int, phase: str, baseline: Path, changed: Path) -> None:
+def signal_trial(
+    runner: Runner, row: Row, signum: int, phase: str, baseline: Path, changed: Path
+) -> None:
     trial = runner.trial_dir(f"{row.fault}-{phase}")
     warehouse = fresh_site(trial, baseline)
     before = sha256(warehouse)
@@ -171,9 +199,13 @@ def signal_trial(runner: Runner, row: Row, signum: int, phase: str, baseline: Pa
     if phase in ("dbt", "gate"):
         proc = runner.spawn(warehouse, changed, log=log)
         marker = " START " if phase == "dbt" else "phase gate"
-        wait_for(lambda: marker in log.read_text("utf-8", "replace"), proc, f"the {phase} progress line")
+        wait_for(
+            lambda: marker in log.read_text("utf-8", "replace"), proc, f"the {phase} progress line"
+        )
     else:
-        proc = runner.spawn(warehouse, changed, log=log, CSRWH_TEST_PAUSE_AT=phase, CSRWH_TEST_PAUSE_FILE=str(pause))
+        proc = runner.spawn(
+            warehouse, changed, log=log, CSRWH_TEST_PAUSE_AT=phase, CSRWH_TEST_PAUSE_FILE=str(pause)
+        )
         wait_for(pause.exists, proc, f"phase {phase}")
     proc.send_signal(signum)
     code = proc.wait(TIMEOUT)
@@ -181,7 +213,8 @@ def signal_trial(runner: Runner, row: Row, signum: int, phase: str, baseline: Pa
     row.trials += 1
     row.codes.append(code)
     one_line = signum == signal.SIGKILL or (
-        "Traceback" not in text and sum(line.startswith("error:") for line in text.splitlines()) == 1
+        "Traceback" not in text
+        and sum(line.startswith("error:") for line in text.splitlines()) == 1
     )
     if code == EXPECTED[signum] and one_line:
         row.as_documented += 1
@@ -193,7 +226,9 @@ def signal_trial(runner: Runner, row: Row, signum: int, phase: str, baseline: Pa
         row.recovered += 1
 
 
-def concurrent_trial(runner: Runner, row: Row, baseline: Path, original: Path, changed: Path, wait: bool) -> None:
+def concurrent_trial(
+    runner: Runner, row: Row, baseline: Path, original: Path, changed: Path, wait: bool
+) -> None:
     trial = runner.trial_dir(row.fault)
     warehouse = fresh_site(trial, baseline)
     # two different inputs: A drops a CoSRec conversation, B a RecLLMSim one (one file)
@@ -215,12 +250,16 @@ def concurrent_trial(runner: Runner, row: Row, baseline: Path, original: Path, c
         from csrwh.build import _inputs_digest
 
         def counts(path: Path) -> tuple[int, int]:
-            return (query(path, "select count(*) from conversations where corpus = 'cosrec'")[0][0],
-                    query(path, "select count(*) from conversations where corpus = 'recllmsim'")[0][0])
+            return (
+                query(path, "select count(*) from conversations where corpus = 'cosrec'")[0][0],
+                query(path, "select count(*) from conversations where corpus = 'recllmsim'")[0][0],
+            )
 
         n_cosrec, n_recllmsim = counts(warehouse)
         base_cosrec, base_recllmsim = counts(baseline)
-        if query(warehouse, "select inputs_digest from build_info")[0][0] == _inputs_digest(warehouse):
+        if query(warehouse, "select inputs_digest from build_info")[0][0] == _inputs_digest(
+            warehouse
+        ):
             if (n_cosrec, n_recllmsim) == (base_cosrec - 1, base_recllmsim):
                 winner = changed
             elif (n_cosrec, n_recllmsim) == (base_cosrec, base_recllmsim - 1):
@@ -270,8 +309,12 @@ def disk_full_trial(runner: Runner, row: Row, baseline: Path, changed: Path) -> 
     mount = trial / "tmpfs"
     mount.mkdir()
     size = baseline.stat().st_size * 2 + 4 * 1024 * 1024
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
-                          check=False, capture_output=True, text=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         reason = done.stderr.strip() or "mount failed"
         row.notes.append(f"skipped: {reason}")
@@ -290,7 +333,9 @@ def disk_full_trial(runner: Runner, row: Row, baseline: Path, changed: Path) -> 
         if code not in (0, 130, 143) and len(errors) == 1 and "Traceback" not in text:
             row.as_documented += 1
         if "ran out of disk space during" in text:
-            row.notes.append("ENOSPC during " + text.split("ran out of disk space during ", 1)[1].split()[0])
+            row.notes.append(
+                "ENOSPC during " + text.split("ran out of disk space during ", 1)[1].split()[0]
+            )
         elif errors:
             row.notes.append(errors[0][:90])
         if sha256(warehouse) == before and readable(warehouse) and not leftovers(warehouse):
@@ -304,10 +349,16 @@ def disk_full_trial(runner: Runner, row: Row, baseline: Path, changed: Path) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--root", type=Path, default=None, help="work folder (default: a new temp folder)")
+    parser.add_argument(
+        "--root", type=Path, default=None, help="work folder (default: a new temp folder)"
+    )
     parser.add_argument("--trials", type=int, default=1, help="trials per fault")
-    parser.add_argument("--only", nargs="*", default=None,
-                        help="run only these faults: signals, concurrent, disk, damaged")
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=None,
+        help="run only these faults: signals, concurrent, disk, damaged",
+    )
     args = parser.parse_args()
     root = args.root or Path(tempfile.mkdtemp(prefix="csrwh-faults-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -327,39 +378,62 @@ def main() -> None:
             except Exception as exc:  # noqa: BLE001 - a harness failure is a failed trial
                 row.trials += 1
                 row.notes.append(f"harness: {exc}")
-            print(f"  {row.fault} @ {row.phase}: codes {row.codes} intact {row.intact}/{row.trials} "
-                  f"recovered {row.recovered}/{row.trials} ({time.time() - t0:.0f}s)", flush=True)
+            print(
+                f"  {row.fault} @ {row.phase}: codes {row.codes} intact {row.intact}/{row.trials} "
+                f"recovered {row.recovered}/{row.trials} ({time.time() - t0:.0f}s)",
+                flush=True,
+            )
 
     if "signals" in only:
         for phase in PHASES:
             for name, signum in SIGNALS.items():
                 expected = "killed (-9)" if signum == signal.SIGKILL else str(EXPECTED[signum])
-                run(Row(name, phase, expected),
-                    lambda row, s=signum, p=phase: signal_trial(runner, row, s, p, baseline, changed))
+                run(
+                    Row(name, phase, expected),
+                    lambda row, s=signum, p=phase: signal_trial(
+                        runner, row, s, p, baseline, changed
+                    ),
+                )
     if "concurrent" in only:
-        run(Row("two builds at once", "all", "0 + 75 (second fails at once)"),
-            lambda row: concurrent_trial(runner, row, baseline, original, changed, wait=False))
-        run(Row("two builds at once, --wait", "all", "0 + 0 (second waits)"),
-            lambda row: concurrent_trial(runner, row, baseline, original, changed, wait=True))
+        run(
+            Row("two builds at once", "all", "0 + 75 (second fails at once)"),
+            lambda row: concurrent_trial(runner, row, baseline, original, changed, wait=False),
+        )
+        run(
+            Row("two builds at once, --wait", "all", "0 + 0 (second waits)"),
+            lambda row: concurrent_trial(runner, row, baseline, original, changed, wait=True),
+        )
     if "disk" in only:
-        run(Row("disk full (tmpfs)", "any", "1 (one line)"),
-            lambda row: disk_full_trial(runner, row, baseline, changed))
+        run(
+            Row("disk full (tmpfs)", "any", "1 (one line)"),
+            lambda row: disk_full_trial(runner, row, baseline, changed),
+        )
     if "damaged" in only:
-        run(Row("truncated crs_arena_dial_open.json", "ingest", "3 (--allow-rejects)"),
-            lambda row: damaged_trial(runner, row, baseline, original, "truncated"))
-        run(Row("renamed corpus folder", "ingest", "3 (--drop-corpus)"),
-            lambda row: damaged_trial(runner, row, baseline, original, "renamed"))
+        run(
+            Row("truncated crs_arena_dial_open.json", "ingest", "3 (--allow-rejects)"),
+            lambda row: damaged_trial(runner, row, baseline, original, "truncated"),
+        )
+        run(
+            Row("renamed corpus folder", "ingest", "3 (--drop-corpus)"),
+            lambda row: damaged_trial(runner, row, baseline, original, "renamed"),
+        )
 
     print()
-    print(f"Fault injection, {time.strftime('%Y-%m-%d')}, {platform.node()} ({os.cpu_count()} cores), "
-          f"{time.time() - started:.0f} s")
+    print(
+        f"Fault injection, {time.strftime('%Y-%m-%d')}, {platform.node()} ({os.cpu_count()} cores), "
+        f"{time.time() - started:.0f} s"
+    )
     print()
-    print("| fault | phase | trials | published file intact | recovered by the next build | exit code as documented | exit codes | notes |")
+    print(
+        "| fault | phase | trials | published file intact | recovered by the next build | exit code as documented | exit codes | notes |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r.fault} | {r.phase} | {r.trials} | {r.intact}/{r.trials} | {r.recovered}/{r.trials} | "
-              f"{r.as_documented}/{r.trials} (expected {r.expected}) | {', '.join(map(str, r.codes))} | "
-              f"{'; '.join(r.notes)} |")
+        print(
+            f"| {r.fault} | {r.phase} | {r.trials} | {r.intact}/{r.trials} | {r.recovered}/{r.trials} | "
+            f"{r.as_documented}/{r.trials} (expected {r.expected}) | {', '.join(map(str, r.codes))} | "
+            f"{'; '.join(r.notes)} |"
+        )
 
 
 if __name__ == "__main__":

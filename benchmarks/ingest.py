@@ -88,14 +88,22 @@ def child_floor(data_dir: str) -> dict:
         ).fetchone()[0]
     seconds = time.perf_counter() - t0
     con.close()
-    return {"seconds": seconds, "files": n_text, "chars": n_chars, "array_elements": n_elems,
-            "peak_rss_mb": _peak_rss_mb()}
+    return {
+        "seconds": seconds,
+        "files": n_text,
+        "chars": n_chars,
+        "array_elements": n_elems,
+        "peak_rss_mb": _peak_rss_mb(),
+    }
 
 
 def _run_child(*args: str) -> dict:
     out = subprocess.run(
         [sys.executable, __file__, "--child", *args],
-        check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        check=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -159,11 +167,18 @@ def print_table(results: list[dict]) -> None:
 
     t = Table(title="csrwh ingest benchmark (best of runs; wall clock incl. DuckDB open/close)")
     cols = [
-        ("dataset", "dataset", "{}"), ("files", "files", "{}"), ("MB", "mb", "{:.1f}"),
-        ("records", "records", "{}"), ("rejects", "rejected", "{}"), ("cold s", "cold_s", "{:.2f}"),
-        ("MB/s", "cold_mb_s", "{:.1f}"), ("records/s", "cold_records_s", "{:,.0f}"),
-        ("peak RSS MB", "cold_peak_rss_mb", "{:.0f}"), ("no-change s", "nochange_s", "{:.2f}"),
-        ("floor s", "floor_s", "{:.2f}"), ("floor MB/s", "floor_mb_s", "{:.1f}"),
+        ("dataset", "dataset", "{}"),
+        ("files", "files", "{}"),
+        ("MB", "mb", "{:.1f}"),
+        ("records", "records", "{}"),
+        ("rejects", "rejected", "{}"),
+        ("cold s", "cold_s", "{:.2f}"),
+        ("MB/s", "cold_mb_s", "{:.1f}"),
+        ("records/s", "cold_records_s", "{:,.0f}"),
+        ("peak RSS MB", "cold_peak_rss_mb", "{:.0f}"),
+        ("no-change s", "nochange_s", "{:.2f}"),
+        ("floor s", "floor_s", "{:.2f}"),
+        ("floor MB/s", "floor_mb_s", "{:.1f}"),
         ("cold / floor", None, None),
     ]
     for head, _, _ in cols:

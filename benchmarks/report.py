@@ -60,8 +60,14 @@ def run_once(warehouse: Path, out: Path) -> dict:
     """One report in a fresh process: its timings plus wall-clock and process-tree CPU seconds."""
     env = {**os.environ, "DO_NOT_TRACK": "1"}
     cpu0, t0 = _children_cpu(), time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", CHILD, str(warehouse), str(out)], capture_output=True,
-                          text=True, env=env, cwd=out.parent, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(warehouse), str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=out.parent,
+        check=False,
+    )
     wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     if done.returncode != 0:
         raise SystemExit(f"report failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
@@ -96,9 +102,15 @@ def same_outputs(outs: list[Path]) -> tuple[bool, list[str]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warehouse", type=Path, required=True, help="a built warehouse")
-    parser.add_argument("--runs", type=int, default=3, help="repetitions (median reported; default 3)")
-    parser.add_argument("--render", action="store_true", help="also time the headless Chromium render check")
-    parser.add_argument("--budget", type=float, default=None, help="fail when the median wall time exceeds it (s)")
+    parser.add_argument(
+        "--runs", type=int, default=3, help="repetitions (median reported; default 3)"
+    )
+    parser.add_argument(
+        "--render", action="store_true", help="also time the headless Chromium render check"
+    )
+    parser.add_argument(
+        "--budget", type=float, default=None, help="fail when the median wall time exceeds it (s)"
+    )
     args = parser.parse_args(argv)
 
     load_before = os.getloadavg()
@@ -107,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         runs = []
         for i, out in enumerate(outs):
             runs.append(run_once(args.warehouse.resolve(), out))
-            print(f"run {i + 1}: wall {runs[-1]['wall']:.2f} s, CPU {runs[-1]['cpu']:.2f} s", file=sys.stderr)
+            print(
+                f"run {i + 1}: wall {runs[-1]['wall']:.2f} s, CPU {runs[-1]['cpu']:.2f} s",
+                file=sys.stderr,
+            )
         identical, problems = same_outputs(outs)
         render_s = None
         if args.render:
@@ -123,8 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     load_after = os.getloadavg()
 
     print(f"# csrwh report on {args.warehouse} — {args.runs} runs, medians")
-    print(f"load average before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, "
-          f"after {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f} (1/5/15 min; {os.cpu_count()} CPUs)")
+    print(
+        f"load average before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, "
+        f"after {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f} (1/5/15 min; {os.cpu_count()} CPUs)"
+    )
     print()
     print("| phase | seconds (median) |")
     print("|---|---|")
@@ -141,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         for section, seconds in per.items():
             sections[section].append(seconds)
     for section in order:
-        print(f"| cells: {section or '(before the first heading)'} | {_median(sections[section]):.2f} |")
+        print(
+            f"| cells: {section or '(before the first heading)'} | {_median(sections[section]):.2f} |"
+        )
     for phase in ("kernel_stop", "export", "write"):
         print(f"| {phase.replace('_', ' ')} | {_median([r.get(phase) for r in runs]):.2f} |")
     print(f"| **build_report total** | **{_median([r.get('total') for r in runs]):.2f}** |")
@@ -155,7 +174,9 @@ def main(argv: list[str] | None = None) -> int:
         for alt, seconds in r["figures"]:
             figures[alt].append(seconds)
     total = _median([sum(s for _, s in r["figures"]) for r in runs])
-    print(f"figures: {len(figures)}, {total:.2f} s (median of the runs' sums; inside the cells above); slowest:")
+    print(
+        f"figures: {len(figures)}, {total:.2f} s (median of the runs' sums; inside the cells above); slowest:"
+    )
     for alt, values in sorted(figures.items(), key=lambda kv: -_median(kv[1]))[:5]:
         print(f"  {_median(values):.2f} s  {alt}")
     print(f"page {page_bytes / 1e6:.2f} MB, {n_tables} tables")

@@ -113,8 +113,10 @@ def main() -> None:
     print(f"RecLLMSim utterances: {len(texts):,}; Chinese: {len(chinese):,} ({n_chars:,} chars)")
     _block_network()
     results: dict[str, list[list[str]]] = {}
-    print("| segmenter | installed MB | start s | cut s | k chars/s | tokens | words "
-          "| deterministic | identical to |")
+    print(
+        "| segmenter | installed MB | start s | cut s | k chars/s | tokens | words "
+        "| deterministic | identical to |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for name, distribution, start, compare in _candidates():
         if any(skip in name for skip in args.skip):
@@ -146,8 +148,11 @@ def main() -> None:
         if compare and compare in results:
             equal = sum(a == b for a, b in zip(tokens, results[compare], strict=True))
             same = f"{compare}: {equal:,}/{len(tokens):,} texts"
-        print(f"| {name} | {size} | {startup:.2f} | {best:.1f} | {n_chars / best / 1e3:,.0f} | "
-              f"{sum(map(len, tokens)):,} | {words:,} | {deterministic} | {same} |", flush=True)
+        print(
+            f"| {name} | {size} | {startup:.2f} | {best:.1f} | {n_chars / best / 1e3:,.0f} | "
+            f"{sum(map(len, tokens)):,} | {words:,} | {deterministic} | {same} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

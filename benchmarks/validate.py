@@ -39,12 +39,18 @@ def main() -> None:
             shutil.copy(args.warehouse, copy)
             out = subprocess.run(
                 [sys.executable, "-c", SCRIPT, str(copy), str(Path(tmp) / "docs")],
-                capture_output=True, text=True, check=True,
+                capture_output=True,
+                text=True,
+                check=True,
             ).stdout
         timings = json.loads(out.strip().splitlines()[-1])
         load = os.getloadavg()[0]
-        print(f"run {attempt + 1} (load average {load:.1f}): "
-              + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in timings.items()))
+        print(
+            f"run {attempt + 1} (load average {load:.1f}): "
+            + ", ".join(
+                f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in timings.items()
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -138,7 +138,9 @@ order by conversations.corpus, conversations.subset, conversations.conversation_
 """
 
 
-def conversations_relation(con, corpus: str | None = None, subset: str | None = None, split: str | None = None):
+def conversations_relation(
+    con, corpus: str | None = None, subset: str | None = None, split: str | None = None
+):
     """The conversation records as a DuckDB relation on ``con`` (used by load and export)."""
     if split is not None and split not in SPLIT_RATIOS:
         raise CsrwhError(f"unknown split {split!r}", hint=f"use one of {', '.join(SPLIT_RATIOS)}")

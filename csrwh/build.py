@@ -166,7 +166,9 @@ class _Display:
     first node, so it can give the node count (it contains `` START ``).
     """
 
-    def __init__(self, console: Console, build_id: str, verbose: bool, live: bool | None = None) -> None:
+    def __init__(
+        self, console: Console, build_id: str, verbose: bool, live: bool | None = None
+    ) -> None:
         self.console = console
         self.build_id = build_id
         self.verbose = verbose
@@ -308,12 +310,15 @@ class _SignalGuard:
             self._defer -= 1
 
 
-def _interrupted(signum: int | None, phase: str, warehouse: Path, build_id: str,
-                 published: bool) -> CsrwhError:
+def _interrupted(
+    signum: int | None, phase: str, warehouse: Path, build_id: str, published: bool
+) -> CsrwhError:
     signum = signum or signal.SIGINT
     name = signal.Signals(signum).name
     if published:
-        message = f"{name} received after build {build_id} was published to {warehouse}; it is complete"
+        message = (
+            f"{name} received after build {build_id} was published to {warehouse}; it is complete"
+        )
     else:
         message = (
             f"build {build_id} interrupted by {name} during {phase}; its working file was removed "
@@ -333,7 +338,10 @@ def _quiet_dbt_interrupt(guard: _SignalGuard) -> Iterator[None]:
     original = requires.fire_event
 
     def fire_event(event, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if guard.signum is not None and type(event).__name__ in ("MainStackTrace", "MainEncounteredError"):
+        if guard.signum is not None and type(event).__name__ in (
+            "MainStackTrace",
+            "MainEncounteredError",
+        ):
             return None
         return original(event, *args, **kwargs)
 
@@ -412,16 +420,26 @@ def _read_state(database: Path, tables: list[str] | None = None, full: bool = Tr
             ).fetchall()
         }
         if full and ("main", "build_info") in present:
-            columns = {c for (c,) in con.execute(
-                "select column_name from duckdb_columns() where database_name = 'w' "
-                "and schema_name = 'main' and table_name = 'build_info'"
-            ).fetchall()}
+            columns = {
+                c
+                for (c,) in con.execute(
+                    "select column_name from duckdb_columns() where database_name = 'w' "
+                    "and schema_name = 'main' and table_name = 'build_info'"
+                ).fetchall()
+            }
             if "project_fingerprint" in columns:
-                state.fingerprint = con.execute("select project_fingerprint from w.main.build_info").fetchone()[0]
+                state.fingerprint = con.execute(
+                    "select project_fingerprint from w.main.build_info"
+                ).fetchone()[0]
             if "inputs_digest" in columns:
-                state.inputs_digest = con.execute("select inputs_digest from w.main.build_info").fetchone()[0]
+                state.inputs_digest = con.execute(
+                    "select inputs_digest from w.main.build_info"
+                ).fetchone()[0]
         if full and ("raw", "ingest_files") in present:
-            state.corpora = {c for (c,) in con.execute("select distinct corpus from w.raw.ingest_files").fetchall()}
+            state.corpora = {
+                c
+                for (c,) in con.execute("select distinct corpus from w.raw.ingest_files").fetchall()
+            }
         if full and ("raw", "rejected_records") in present:
             for corpus, path, digest, n in con.execute(
                 "select corpus, source_path, md5(coalesce(raw_bytes, encode(coalesce(raw_text, '')))), "
@@ -432,12 +450,19 @@ def _read_state(database: Path, tables: list[str] | None = None, full: bool = Tr
             schema, table = qualified.split(".", 1)
             if (schema, table) not in present:
                 continue
-            columns = [c for (c,) in con.execute(
-                "select column_name from duckdb_columns() where database_name = 'w' and schema_name = ? "
-                "and table_name = ? order by column_index",
-                [schema, table],
-            ).fetchall()]
-            key = "corpus" if "corpus" in columns else f"split_part(cast(\"{columns[0]}\" as varchar), ':', 1)"
+            columns = [
+                c
+                for (c,) in con.execute(
+                    "select column_name from duckdb_columns() where database_name = 'w' and schema_name = ? "
+                    "and table_name = ? order by column_index",
+                    [schema, table],
+                ).fetchall()
+            ]
+            key = (
+                "corpus"
+                if "corpus" in columns
+                else f"split_part(cast(\"{columns[0]}\" as varchar), ':', 1)"
+            )
             for corpus, n in con.execute(
                 f'select {key}, count(*) from w."{schema}"."{table}" group by all'
             ).fetchall():
@@ -479,20 +504,27 @@ class _Volume:
 
     @property
     def shrink(self) -> float:
-        return 0.0 if self.published <= 0 else max(0.0, (self.published - self.building) / self.published)
+        return (
+            0.0
+            if self.published <= 0
+            else max(0.0, (self.published - self.building) / self.published)
+        )
 
     @property
     def too_much(self) -> bool:
         return self.shrink > self.max_shrink
 
 
-def _volumes(published: _State, now: _State, tables: list[str], dropped: set[str],
-             max_shrink: float) -> list[_Volume]:
+def _volumes(
+    published: _State, now: _State, tables: list[str], dropped: set[str], max_shrink: float
+) -> list[_Volume]:
     out = []
     for table in tables:
         if not any(t == table for t, _ in published.counts):
             continue  # not in the published warehouse: nothing to compare with
-        out.append(_Volume(table, _rows(published, table, dropped), _rows(now, table, dropped), max_shrink))
+        out.append(
+            _Volume(table, _rows(published, table, dropped), _rows(now, table, dropped), max_shrink)
+        )
     return out
 
 
@@ -500,7 +532,9 @@ def _rows(state: _State, table: str, dropped: set[str]) -> int:
     return sum(n for (t, c), n in state.counts.items() if t == table and c not in dropped)
 
 
-def _record_volumes(database: Path, build_id: str, volumes: list[_Volume], allow_shrink: bool) -> None:
+def _record_volumes(
+    database: Path, build_id: str, volumes: list[_Volume], allow_shrink: bool
+) -> None:
     import datetime as dt
 
     from csrwh.validate import ExpectationOutcome, ValidationReport, record_results
@@ -516,8 +550,11 @@ def _record_volumes(database: Path, build_id: str, volumes: list[_Volume], allow
             expectation_type="csrwh_volume_against_published",
             severity="warning" if allow_shrink else "critical",
             success=not v.too_much,
-            observed_value={"published_rows": v.published, "building_rows": v.building,
-                            "shrink": round(v.shrink, 4)},
+            observed_value={
+                "published_rows": v.published,
+                "building_rows": v.building,
+                "shrink": round(v.shrink, 4),
+            },
             why=f"a table losing more than {pct} of its rows against the published build is "
             "damaged input until accepted (--allow-shrink)",
         )
@@ -525,8 +562,12 @@ def _record_volumes(database: Path, build_id: str, volumes: list[_Volume], allow
     ]
     record_results(
         database,
-        ValidationReport(run_id=build_id, database=database,
-                         validated_at=dt.datetime.now(dt.UTC).replace(tzinfo=None), outcomes=outcomes),
+        ValidationReport(
+            run_id=build_id,
+            database=database,
+            validated_at=dt.datetime.now(dt.UTC).replace(tzinfo=None),
+            outcomes=outcomes,
+        ),
     )
 
 
@@ -553,9 +594,20 @@ def build(
     ``verbose`` shows dbt's per-node lines as they come (module doc, "Output")."""
     build_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     warehouse = Path(warehouse)
-    job = _Build(build_id, Path(data_dir), warehouse, corpora, strict, gates or [], full_refresh,
-                 allow_rejects, _drop_names(drop_corpora, Path(data_dir)), allow_shrink, max_shrink,
-                 verbose)
+    job = _Build(
+        build_id,
+        Path(data_dir),
+        warehouse,
+        corpora,
+        strict,
+        gates or [],
+        full_refresh,
+        allow_rejects,
+        _drop_names(drop_corpora, Path(data_dir)),
+        allow_shrink,
+        max_shrink,
+        verbose,
+    )
     _ensure_folder(warehouse.parent)
     with _SignalGuard() as guard:
         job.guard = guard
@@ -576,7 +628,9 @@ def build(
         except KeyboardInterrupt:
             with guard.deferred():
                 job.cleanup()
-            raise _interrupted(guard.signum, job.phase, warehouse, build_id, job.result.published) from None
+            raise _interrupted(
+                guard.signum, job.phase, warehouse, build_id, job.result.published
+            ) from None
         except CsrwhError:
             with guard.deferred():
                 job.cleanup()
@@ -616,7 +670,8 @@ def _drop_names(names: list[str] | tuple[str, ...], data_dir: Path) -> set[str]:
             spec = registry.get(name)
         except KeyError:
             raise CsrwhError(
-                f"--drop-corpus {name}: unknown corpus", hint="known corpora: " + ", ".join(registry.names()),
+                f"--drop-corpus {name}: unknown corpus",
+                hint="known corpora: " + ", ".join(registry.names()),
                 exit_code=2,
             ) from None
         if (data_dir / spec.folder).is_dir():
@@ -632,9 +687,21 @@ def _drop_names(names: list[str] | tuple[str, ...], data_dir: Path) -> set[str]:
 class _Build:
     """The state of one locked build; ``phase`` says where it is (for messages and cleanup)."""
 
-    def __init__(self, build_id: str, data_dir: Path, warehouse: Path, corpora: list[str] | None,
-                 strict: bool, gates: list[Gate], full_refresh: bool, allow_rejects: bool,
-                 dropped: set[str], allow_shrink: bool, max_shrink: float, verbose: bool = False) -> None:
+    def __init__(
+        self,
+        build_id: str,
+        data_dir: Path,
+        warehouse: Path,
+        corpora: list[str] | None,
+        strict: bool,
+        gates: list[Gate],
+        full_refresh: bool,
+        allow_rejects: bool,
+        dropped: set[str],
+        allow_shrink: bool,
+        max_shrink: float,
+        verbose: bool = False,
+    ) -> None:
         self.build_id = build_id
         self.data_dir = data_dir
         self.warehouse = warehouse
@@ -679,7 +746,9 @@ class _Build:
             except OSError:
                 continue
             if not leftover.name.endswith(".wal"):
-                self.note(f"removed {leftover.name}, the working file of a build that did not finish")
+                self.note(
+                    f"removed {leftover.name}, the working file of a build that did not finish"
+                )
 
     def run(self) -> BuildResult:
         from ingest import run_ingest
@@ -709,9 +778,10 @@ class _Build:
             raise CsrwhError(
                 f"{summary.rejected_outstanding} rejected record(s) and --strict is set; build "
                 f"{self.build_id} was not published and {warehouse} was left untouched",
-                hint=f'the rejects are in the kept build: csrwh sql --warehouse {kept} '
+                hint=f"the rejects are in the kept build: csrwh sql --warehouse {kept} "
                 '"select corpus, source_path, line_number, error from raw.rejected_records"'
-                if kept else "re-run without --strict to land the good records and inspect the rejects",
+                if kept
+                else "re-run without --strict to land the good records and inspect the rejects",
                 exit_code=EXIT_REFUSED,
             )
 
@@ -747,12 +817,19 @@ class _Build:
         self.enter("dbt")
         step = time.perf_counter()
         if self.verbose:
-            console.print(f"[bold]dbt build[/bold] (staging views, marts, tests; also in {escape(str(log_file))})")
+            console.print(
+                f"[bold]dbt build[/bold] (staging views, marts, tests; also in {escape(str(log_file))})"
+            )
         self.dbt_open = True
         try:
             with _quiet_dbt_interrupt(self.guard):
-                outcome = run_dbt(["build"], work, quiet=not self.verbose, log_file=log_file,
-                                  on_event=self.display.dbt_event)
+                outcome = run_dbt(
+                    ["build"],
+                    work,
+                    quiet=not self.verbose,
+                    log_file=log_file,
+                    on_event=self.display.dbt_event,
+                )
         except CsrwhError:
             self.guard.check()  # dbt reports an interrupt as "could not run"
             raise
@@ -765,8 +842,13 @@ class _Build:
             failures.extend(outcome.failures or [f"dbt build failed (see {outcome.log_file})"])
 
         if not failures and published_state is not None:
-            marts = _volumes(published_state, _read_state(work, mart_tables, full=False), mart_tables,
-                             self.dropped, self.max_shrink)
+            marts = _volumes(
+                published_state,
+                _read_state(work, mart_tables, full=False),
+                mart_tables,
+                self.dropped,
+                self.max_shrink,
+            )
             volumes += marts
             _record_volumes(work, self.build_id, volumes, self.allow_shrink)
             refusals = self._shrink_refusals(marts)
@@ -795,11 +877,14 @@ class _Build:
                 f"build {self.build_id} failed ({len(failures)} problem(s)); the published warehouse "
                 f"{warehouse} was left untouched",
                 hint=f'inspect the rejected build with: csrwh sql --warehouse {kept} "..."'
-                if kept else "re-run the build to see the failures again",
+                if kept
+                else "re-run the build to see the failures again",
             )
 
         self.enter("publish")
-        if wal_path(work).exists():  # every writer checkpointed on close; a WAL here means one did not
+        if wal_path(
+            work
+        ).exists():  # every writer checkpointed on close; a WAL here means one did not
             raise CsrwhError(
                 f"build {self.build_id}: {wal_path(work)} still holds unwritten changes; not publishing",
                 hint="another process may have the building database open; retry the build",
@@ -870,15 +955,21 @@ class _Build:
         try:
             return _read_state(source, raw_tables + mart_tables)
         except Exception as exc:  # noqa: BLE001 - an unreadable published file is replaced
-            self.note(f"cannot read the published {self.warehouse.name} ({str(exc).splitlines()[0][:160]}); "
-                      "the checks against it are skipped")
+            self.note(
+                f"cannot read the published {self.warehouse.name} ({str(exc).splitlines()[0][:160]}); "
+                "the checks against it are skipped"
+            )
             return None
 
     def _input_refusals(self, published: _State | None, missing: list[str]) -> list[str]:
         refusals: list[str] = []
         now = _read_state(self.work)
         pub_rejects = published.rejects if published else {}
-        new = {k: n - pub_rejects.get(k, 0) for k, n in now.rejects.items() if n > pub_rejects.get(k, 0)}
+        new = {
+            k: n - pub_rejects.get(k, 0)
+            for k, n in now.rejects.items()
+            if n > pub_rejects.get(k, 0)
+        }
         if new:
             n_new = sum(new.values())
             files = sorted({f"{c}:{p}" for c, p, _ in new})
@@ -904,8 +995,10 @@ class _Build:
         for v in volumes:
             if not v.too_much:
                 continue
-            line = (f"{v.table} shrank from {v.published} to {v.building} rows ({v.shrink:.0%}, more than "
-                    f"{v.max_shrink:.0%})")
+            line = (
+                f"{v.table} shrank from {v.published} to {v.building} rows ({v.shrink:.0%}, more than "
+                f"{v.max_shrink:.0%})"
+            )
             if self.allow_shrink:
                 self.result.accepted.append(line + " (accepted: --allow-shrink)")
             else:
@@ -919,12 +1012,21 @@ class _Build:
             console.print(f"  [red]✗[/red] {escape(line)}")
         first = refusals[0].split("; ")[0]
         more = f" (+{len(refusals) - 1} more above)" if len(refusals) > 1 else ""
-        flags = sorted({f for f in ("--allow-rejects", "--drop-corpus", "--allow-shrink")
-                        if any(f in r for r in refusals)})
+        flags = sorted(
+            {
+                f
+                for f in ("--allow-rejects", "--drop-corpus", "--allow-shrink")
+                if any(f in r for r in refusals)
+            }
+        )
         raise CsrwhError(
             f"build {self.build_id} not published: {first}{more}; {self.warehouse} was left untouched",
             hint=f"accept with {' / '.join(flags)} after checking"
-            + (f"; the refused build is kept at {kept} (see raw.rejected_records, main.dq_results)" if kept else ""),
+            + (
+                f"; the refused build is kept at {kept} (see raw.rejected_records, main.dq_results)"
+                if kept
+                else ""
+            ),
             exit_code=EXIT_REFUSED,
         )
 
@@ -977,7 +1079,9 @@ def ingest_only(data_dir: Path, warehouse: Path, corpora: list[str] | None = Non
     warehouse = Path(warehouse)
     _ensure_folder(warehouse.parent)
     out = ingested_path(warehouse)
-    scratch = warehouse.with_name(f"{warehouse.name}.ingesting-{os.getpid()}-{uuid.uuid4().hex[:6]}")
+    scratch = warehouse.with_name(
+        f"{warehouse.name}.ingesting-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    )
     with _SignalGuard() as guard:
         try:
             if warehouse.exists():
@@ -992,13 +1096,16 @@ def ingest_only(data_dir: Path, warehouse: Path, corpora: list[str] | None = Non
             signum = guard.signum or signal.SIGINT
             raise CsrwhError(
                 f"ingest interrupted by {signal.Signals(signum).name}; {warehouse} was not touched",
-                hint="run it again when ready", exit_code=128 + signum,
+                hint="run it again when ready",
+                exit_code=128 + signum,
             ) from None
         except BaseException as exc:
             _remove_db(scratch)
             if _disk_full(exc):
-                raise CsrwhError(f"ran out of disk space writing {scratch}",
-                                 hint="free space there or use another --warehouse") from exc
+                raise CsrwhError(
+                    f"ran out of disk space writing {scratch}",
+                    hint="free space there or use another --warehouse",
+                ) from exc
             raise
     return IngestResult(summary=summary, landed=out)
 
@@ -1033,7 +1140,9 @@ def _published_fingerprint(warehouse: Path) -> str | None:
         return None
 
 
-def _record_build(database: Path, build_id: str, data_dir: Path, fingerprint: str, inputs: str) -> None:
+def _record_build(
+    database: Path, build_id: str, data_dir: Path, fingerprint: str, inputs: str
+) -> None:
     """Write the build's id into the warehouse (`main.build_info`) so reports can cite it, with
     the digest of the input files the marts were built from (freshness of the next build)."""
     import duckdb

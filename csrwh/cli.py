@@ -35,17 +35,25 @@ def _print_version(value: bool) -> None:
 @app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the version and exit.",
     ),
 ) -> None:
     """CSR Warehouse: land five conversational search & recommendation corpora in DuckDB, model them
     with dbt, gate them with expectations and query them."""
 
+
 DataDirOpt = typer.Option(
     None, "--data-dir", envvar="CSRWH_DATA_DIR", help="Corpora folder (default data/raw)."
 )
 WarehouseOpt = typer.Option(
-    None, "--warehouse", envvar="CSRWH_WAREHOUSE", help="Warehouse file (default warehouse/csr.duckdb)."
+    None,
+    "--warehouse",
+    envvar="CSRWH_WAREHOUSE",
+    help="Warehouse file (default warehouse/csr.duckdb).",
 )
 
 
@@ -84,8 +92,12 @@ def fetch(
 
 @app.command()
 def ingest(
-    corpora: list[str] | None = typer.Argument(None, help="Corpora to ingest (default: all present)."),
-    strict: bool = typer.Option(False, "--strict", help="Exit non-zero (3) if any record is rejected."),
+    corpora: list[str] | None = typer.Argument(
+        None, help="Corpora to ingest (default: all present)."
+    ),
+    strict: bool = typer.Option(
+        False, "--strict", help="Exit non-zero (3) if any record is rejected."
+    ),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
@@ -102,7 +114,7 @@ def ingest(
     if strict and summary.rejected_outstanding:
         raise CsrwhError(
             f"{summary.rejected_outstanding} rejected record(s) in raw.rejected_records (--strict)",
-            hint=f'inspect them with: csrwh sql --warehouse {result.landed} '
+            hint=f"inspect them with: csrwh sql --warehouse {result.landed} "
             '"select corpus, source_path, line_number, error from raw.rejected_records"',
             exit_code=3,
         )
@@ -113,24 +125,42 @@ def ingest(
 
 @app.command()
 def build(
-    corpora: list[str] | None = typer.Argument(None, help="Corpora to ingest (default: all present)."),
-    strict: bool = typer.Option(False, "--strict", help="Fail the build if any record is rejected."),
+    corpora: list[str] | None = typer.Argument(
+        None, help="Corpora to ingest (default: all present)."
+    ),
+    strict: bool = typer.Option(
+        False, "--strict", help="Fail the build if any record is rejected."
+    ),
     full_refresh: bool = typer.Option(
-        False, "--full-refresh", help="Start from an empty database instead of the last published one."
+        False,
+        "--full-refresh",
+        help="Start from an empty database instead of the last published one.",
     ),
     allow_rejects: bool = typer.Option(
-        False, "--allow-rejects", help="Publish even with rejected records the published warehouse did not have."
+        False,
+        "--allow-rejects",
+        help="Publish even with rejected records the published warehouse did not have.",
     ),
     drop_corpus: list[str] | None = typer.Option(
-        None, "--drop-corpus", help="Publish without this corpus although the published warehouse has it "
-        "(its folder is gone); repeatable.", metavar="NAME",
+        None,
+        "--drop-corpus",
+        help="Publish without this corpus although the published warehouse has it "
+        "(its folder is gone); repeatable.",
+        metavar="NAME",
     ),
     allow_shrink: bool = typer.Option(
-        False, "--allow-shrink", help="Publish even if a raw table or mart lost more than 10% of its rows."
+        False,
+        "--allow-shrink",
+        help="Publish even if a raw table or mart lost more than 10% of its rows.",
     ),
-    wait: bool = typer.Option(False, "--wait", help="If another build of this warehouse runs, wait for it."),
+    wait: bool = typer.Option(
+        False, "--wait", help="If another build of this warehouse runs, wait for it."
+    ),
     verbose: bool = typer.Option(
-        False, "--verbose", "-v", help="Show dbt's per-node lines as they run (always in the log the summary names)."
+        False,
+        "--verbose",
+        "-v",
+        help="Show dbt's per-node lines as they run (always in the log the summary names).",
     ),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
@@ -163,7 +193,10 @@ def build(
         return
     for line in result.accepted:
         console.print(f"[yellow]accepted:[/yellow] {line}")
-    console.print(f"[green]Published[/green] {target} (build {result.build_id}; {result.summary()})", soft_wrap=True)
+    console.print(
+        f"[green]Published[/green] {target} (build {result.build_id}; {result.summary()})",
+        soft_wrap=True,
+    )
     console.print(f'Query it with: csrwh sql --warehouse {target} "select * from corpus_stats"')
 
 
@@ -172,7 +205,9 @@ def validate(
     suites: list[str] | None = typer.Argument(
         None, help="Suite names, 'raw', 'marts' or patterns like 'raw.cosrec__*' (default: all)."
     ),
-    run_id: str | None = typer.Option(None, "--run-id", help="Run id in dq_results (default: validate-<UTC>)."),
+    run_id: str | None = typer.Option(
+        None, "--run-id", help="Run id in dq_results (default: validate-<UTC>)."
+    ),
     docs: Path = typer.Option(Path("reports/data_docs"), "--docs", help="Data Docs folder."),
     no_docs: bool = typer.Option(False, "--no-docs", help="Skip rendering Data Docs."),
     no_record: bool = typer.Option(False, "--no-record", help="Do not append to main.dq_results."),
@@ -219,7 +254,9 @@ def dashboard(
 def sql(
     query: str = typer.Argument(..., help="SQL to run against the warehouse (read-only)."),
     csv: Path | None = typer.Option(None, "--csv", help="Write the result to this CSV file."),
-    parquet: Path | None = typer.Option(None, "--parquet", help="Write the result to this Parquet file."),
+    parquet: Path | None = typer.Option(
+        None, "--parquet", help="Write the result to this Parquet file."
+    ),
     max_rows: int = typer.Option(50, "--max-rows", help="Rows to print (the file gets all)."),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
@@ -227,7 +264,9 @@ def sql(
     """Run a query against the warehouse; print a table or write CSV/Parquet."""
     from csrwh.query import run_query
 
-    run_query(config.resolve_warehouse(warehouse), query, csv=csv, parquet=parquet, max_rows=max_rows)
+    run_query(
+        config.resolve_warehouse(warehouse), query, csv=csv, parquet=parquet, max_rows=max_rows
+    )
 
 
 def _stdout() -> Console:
@@ -256,7 +295,9 @@ def tables(
 
 @app.command()
 def describe(
-    table: str = typer.Argument(..., help="Table name: a mart (turns) or schema.table (staging.stg_…)."),
+    table: str = typer.Argument(
+        ..., help="Table name: a mart (turns) or schema.table (staging.stg_…)."
+    ),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
@@ -273,13 +314,19 @@ def describe(
 def export(
     out: Path = typer.Option(Path("exports"), "--out", help="Folder to export into."),
     output_format: str = typer.Option(
-        "parquet", "--format", help="Conversation records as parquet, jsonl or hf (datasets save_to_disk)."
+        "parquet",
+        "--format",
+        help="Conversation records as parquet, jsonl or hf (datasets save_to_disk).",
     ),
     corpus: list[str] | None = typer.Option(
         None, "--corpus", help="Export only this corpus (repeat for several; default: all)."
     ),
-    trec: bool = typer.Option(False, "--trec", help="Also write CoSRec's qrels and topics as TREC files to <out>/trec."),
-    trec_dir: Path | None = typer.Option(None, "--trec-dir", help="Write the TREC files here instead (implies --trec)."),
+    trec: bool = typer.Option(
+        False, "--trec", help="Also write CoSRec's qrels and topics as TREC files to <out>/trec."
+    ),
+    trec_dir: Path | None = typer.Option(
+        None, "--trec-dir", help="Write the TREC files here instead (implies --trec)."
+    ),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
@@ -302,14 +349,20 @@ def export(
         soft_wrap=True,
     )
     if result.trec_files:
-        console.print(f"TREC qrels and topics: {escape(str(result.trec_files[0].parent))}", soft_wrap=True)
+        console.print(
+            f"TREC qrels and topics: {escape(str(result.trec_files[0].parent))}", soft_wrap=True
+        )
 
 
 @app.command("eval")
 def eval_run(
-    run_file: Path = typer.Argument(..., help="TREC run file: `topic Q0 doc rank score tag` per line."),
+    run_file: Path = typer.Argument(
+        ..., help="TREC run file: `topic Q0 doc rank score tag` per line."
+    ),
     qrels: str = typer.Option(
-        "all", "--qrels", help="Judgments: search, recommendation, or all (also broken down by kind)."
+        "all",
+        "--qrels",
+        help="Judgments: search, recommendation, or all (also broken down by kind).",
     ),
     measure: list[str] | None = typer.Option(
         None, "--measure", help="ir_measures name, repeatable (default: nDCG@10, P@5, AP, RR)."
@@ -317,9 +370,13 @@ def eval_run(
     per_topic: bool = typer.Option(False, "--per-topic", help="Also give every topic's values."),
     output_format: str = typer.Option("table", "--format", help="table, json or csv (to stdout)."),
     save: str | None = typer.Option(
-        None, "--save", help="Store the evaluation as NAME in <warehouse stem>.evals.duckdb (dashboard Leaderboard)."
+        None,
+        "--save",
+        help="Store the evaluation as NAME in <warehouse stem>.evals.duckdb (dashboard Leaderboard).",
     ),
-    replace: bool = typer.Option(False, "--replace", help="With --save: overwrite the evaluation saved as NAME."),
+    replace: bool = typer.Option(
+        False, "--replace", help="With --save: overwrite the evaluation saved as NAME."
+    ),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
@@ -330,9 +387,15 @@ def eval_run(
     from csrwh import evaluate as E
 
     if output_format not in E.FORMATS:
-        raise CsrwhError(f"unknown --format {output_format!r}", hint=f"use one of {', '.join(E.FORMATS)}", exit_code=2)
+        raise CsrwhError(
+            f"unknown --format {output_format!r}",
+            hint=f"use one of {', '.join(E.FORMATS)}",
+            exit_code=2,
+        )
     if replace and save is None:
-        raise CsrwhError("--replace needs --save NAME", hint="csrwh eval RUN --save NAME --replace", exit_code=2)
+        raise CsrwhError(
+            "--replace needs --save NAME", hint="csrwh eval RUN --save NAME --replace", exit_code=2
+        )
     target = config.resolve_warehouse(warehouse)
     report = E.evaluate_file(target, run_file, qrels, measure or E.DEFAULT_MEASURES)
     saved = None
@@ -341,7 +404,11 @@ def eval_run(
         E.save_report(report, save, sidecar, replace=replace)
         saved = f"saved as {save.strip()!r} in {sidecar}"
     if output_format == "json":
-        print(json.dumps(E.report_dict(report, per_topic), indent=2, ensure_ascii=False, allow_nan=False))
+        print(
+            json.dumps(
+                E.report_dict(report, per_topic), indent=2, ensure_ascii=False, allow_nan=False
+            )
+        )
     elif output_format == "csv":
         sys.stdout.write(E.report_csv(report, per_topic))
         console.print(E.AGGREGATION + ".", soft_wrap=True)
@@ -355,7 +422,9 @@ def eval_run(
 
 @app.command()
 def report(
-    out: Path = typer.Option(Path("reports"), "--out", help="Folder for statistics.html and tables/."),
+    out: Path = typer.Option(
+        Path("reports"), "--out", help="Folder for statistics.html and tables/."
+    ),
     screenshot: bool = typer.Option(
         False, "--screenshot", help="Also render the page in headless Chromium (statistics.png)."
     ),
@@ -389,7 +458,11 @@ def _exit(code: int) -> None:
 
 def _click_exceptions() -> dict[str, tuple[type, ...]]:
     """click's exception classes: typer vendors its own copy (typer._click) besides click."""
-    found: dict[str, list[type]] = {"Exit": [typer.Exit], "Abort": [typer.Abort], "ClickException": []}
+    found: dict[str, list[type]] = {
+        "Exit": [typer.Exit],
+        "Abort": [typer.Abort],
+        "ClickException": [],
+    }
     for name in ("typer._click.exceptions", "click.exceptions"):
         try:
             module = __import__(name, fromlist=["ClickException"])
@@ -410,7 +483,9 @@ def _os_error(exc: OSError) -> CsrwhError | None:
 
     where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
     if exc.errno == errno.ENOSPC:
-        return CsrwhError(f"no space left on device{where}", hint="free some disk space, or write elsewhere")
+        return CsrwhError(
+            f"no space left on device{where}", hint="free some disk space, or write elsewhere"
+        )
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return CsrwhError(
             f"cannot write{where}: {exc.strerror}",

@@ -24,5 +24,7 @@ def resolve_data_dir(value: str | os.PathLike[str] | None = None) -> Path:
 
 def resolve_warehouse(value: str | os.PathLike[str] | None = None) -> Path:
     """The published warehouse file: explicit value, else $CSRWH_WAREHOUSE, else warehouse/csr.duckdb."""
-    raw = value if value not in (None, "") else os.environ.get("CSRWH_WAREHOUSE") or DEFAULT_WAREHOUSE
+    raw = (
+        value if value not in (None, "") else os.environ.get("CSRWH_WAREHOUSE") or DEFAULT_WAREHOUSE
+    )
     return Path(raw).expanduser().resolve()

@@ -28,7 +28,11 @@ def ensure_port_free(port: int, address: str = "127.0.0.1") -> None:
         except OSError as exc:
             if exc.errno not in (errno.EADDRINUSE, errno.EACCES):
                 raise
-            why = "already in use (another dashboard or server?)" if exc.errno == errno.EADDRINUSE else "not allowed"
+            why = (
+                "already in use (another dashboard or server?)"
+                if exc.errno == errno.EADDRINUSE
+                else "not allowed"
+            )
             raise CsrwhError(
                 f"port {port} on {address} is {why}",
                 hint=f"stop the other server, or choose another port: csrwh dashboard --port {port + 1}",

@@ -111,8 +111,13 @@ MAX_FILE_SECONDS = 3600.0  # bound on the wall time of one file (all tries and U
 MAX_EXTRACT_BYTES = 8 << 30  # bound on what one zip may extract to
 #: hosts a download may be redirected to besides those named in upstreams.json, unless it
 #: has its own ``redirect_hosts`` list: the hubs' download CDNs (``*.`` = any subdomain)
-DEFAULT_REDIRECT_HOSTS = ("*.github.com", "*.githubusercontent.com", "*.huggingface.co", "*.hf.co",
-                          "*.modelscope.cn")
+DEFAULT_REDIRECT_HOSTS = (
+    "*.github.com",
+    "*.githubusercontent.com",
+    "*.huggingface.co",
+    "*.hf.co",
+    "*.modelscope.cn",
+)
 CHUNK_BYTES = 1 << 16
 USER_AGENT = f"csrwh/{__version__} (+fetch; python-urllib)"
 LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"
@@ -245,8 +250,12 @@ def fetch(
     results: list[FetchResult] = []
     failures: list[tuple[str, CsrwhError]] = []
     with _make_progress() as progress:
-        ctx = _Ctx(data_dir=data_dir, mirror=mirror, progress=progress,
-                   allowed_hosts=_allowed_hosts(sources))
+        ctx = _Ctx(
+            data_dir=data_dir,
+            mirror=mirror,
+            progress=progress,
+            allowed_hosts=_allowed_hosts(sources),
+        )
         for corpus in selected:
             spec = sources["corpora"][corpus]
             try:
@@ -273,8 +282,11 @@ def fetch(
                 title, message = spec.get("title", corpus), failures[-1][1].message
                 if message.startswith(f"{title}"):
                     title, message = message.split(":", 1) if ":" in message else (title, message)
-                console.print(f"[red]✗ {escape(title)}[/red]:{'' if message.startswith(' ') else ' '}"
-                              f"{escape(message)}", soft_wrap=True)
+                console.print(
+                    f"[red]✗ {escape(title)}[/red]:{'' if message.startswith(' ') else ' '}"
+                    f"{escape(message)}",
+                    soft_wrap=True,
+                )
     if failures:
         if len(failures) == 1:
             raise failures[0][1]
@@ -1173,8 +1185,12 @@ def _allowed_hosts(sources: dict[str, Any]) -> tuple[str, ...]:
     DEFAULT_REDIRECT_HOSTS: the hubs' CDNs); ``*.example.org`` = any subdomain."""
     hosts: set[str] = set()
     for spec in sources.get("corpora", {}).values():
-        templates = [*spec.get("urls", []), spec.get("lfs_media_url"), spec.get("download_page"),
-                     spec.get("homepage")]
+        templates = [
+            *spec.get("urls", []),
+            spec.get("lfs_media_url"),
+            spec.get("download_page"),
+            spec.get("homepage"),
+        ]
         for template in templates:
             if template:
                 host = urllib.parse.urlsplit(str(template)).hostname
@@ -1223,7 +1239,9 @@ class _RecordingRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-def _opener(url: str, allowed: Iterable[str] = ()) -> tuple[urllib.request.OpenerDirector, _RecordingRedirects]:
+def _opener(
+    url: str, allowed: Iterable[str] = ()
+) -> tuple[urllib.request.OpenerDirector, _RecordingRedirects]:
     host = (urllib.parse.urlsplit(url).hostname or "").lower()
     redirects = _RecordingRedirects(host, allowed)
     handlers: list[Any] = [redirects]
@@ -1270,8 +1288,10 @@ def _too_slow() -> str:
 
 
 def _too_big(n: int) -> str:
-    return (f"the file is larger than {MAX_FILE_BYTES:,} bytes (got {n:,}), the size allowed per "
-            "file (MAX_FILE_BYTES)")
+    return (
+        f"the file is larger than {MAX_FILE_BYTES:,} bytes (got {n:,}), the size allowed per "
+        "file (MAX_FILE_BYTES)"
+    )
 
 
 def _unreachable(exc: BaseException, url: str) -> str | None:
@@ -1282,7 +1302,11 @@ def _unreachable(exc: BaseException, url: str) -> str | None:
         return f"no network: DNS lookup of {host} failed ({reason.strerror or reason})"
     if isinstance(reason, ConnectionRefusedError):
         return f"no network: {host} refused the connection"
-    if isinstance(reason, OSError) and reason.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN):
+    if isinstance(reason, OSError) and reason.errno in (
+        errno.ENETUNREACH,
+        errno.EHOSTUNREACH,
+        errno.ENETDOWN,
+    ):
         return f"no network: {host} is unreachable ({reason.strerror})"
     return None
 
@@ -1310,7 +1334,8 @@ def _attempt(
     opener, redirects = _opener(url, allowed)
     try:
         resp = opener.open(
-            urllib.request.Request(url, headers=headers), timeout=min(TIMEOUT_SECONDS, max(left, 0.05))
+            urllib.request.Request(url, headers=headers),
+            timeout=min(TIMEOUT_SECONDS, max(left, 0.05)),
         )
     except urllib.error.HTTPError as exc:
         exc.close()

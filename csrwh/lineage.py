@@ -141,7 +141,9 @@ def load_spec(project_root: Path = PROJECT_ROOT) -> LineageSpec:
                 raise ValueError(f"{yml}: {model['name']} declares json_paths_read but has no .sql")
             tables = set(_SOURCE_REF.findall(sql.read_text(encoding="utf-8")))
             if len(tables) != 1:
-                raise ValueError(f"{sql}: json_paths_read needs exactly one raw source, found {tables}")
+                raise ValueError(
+                    f"{sql}: json_paths_read needs exactly one raw source, found {tables}"
+                )
             spec.reads.setdefault(tables.pop(), set()).update(paths)
     return spec
 
@@ -149,7 +151,7 @@ def load_spec(project_root: Path = PROJECT_ROOT) -> LineageSpec:
 def observed_paths(con, table: str, map_paths: set[str]) -> dict[str, tuple[str, int]]:
     """Leaf path → (example source_path, number of records) over ``raw.<table>``."""
     rows = con.execute(
-        f'select json_structure(payload) as structure, min(source_path), count(*) '
+        f"select json_structure(payload) as structure, min(source_path), count(*) "
         f'from raw."{table}" where payload is not null group by structure'
     ).fetchall()
     found: dict[str, tuple[str, int]] = {}
@@ -164,7 +166,9 @@ def unlisted_paths(con, spec: LineageSpec, tables: list[str]) -> list[UnlistedPa
     """Every leaf path of ``tables`` the spec does not cover, sorted by table and path."""
     out = []
     for table in tables:
-        for path, (example, n) in sorted(observed_paths(con, table, spec.map_paths.get(table, set())).items()):
+        for path, (example, n) in sorted(
+            observed_paths(con, table, spec.map_paths.get(table, set())).items()
+        ):
             if not spec.covers(table, path):
                 out.append(UnlistedPath(table, path, example, n))
     return out

@@ -73,7 +73,9 @@ def read_lock(warehouse: Path) -> LockInfo | None:
 
 
 def not_writable_error(folder: Path, exc: OSError | None = None) -> CsrwhError:
-    why = "read-only file system" if exc is not None and exc.errno == errno.EROFS else "not writable"
+    why = (
+        "read-only file system" if exc is not None and exc.errno == errno.EROFS else "not writable"
+    )
     return CsrwhError(
         f"cannot write in the warehouse folder {folder} ({why})",
         hint="point --warehouse (or CSRWH_WAREHOUSE) at a writable place, or make the folder writable",
@@ -96,8 +98,12 @@ class BuildLock:
         )
         self._fd: int | None = None
 
-    def acquire(self, wait: bool = False, on_wait: Callable[[LockInfo | None], None] | None = None,
-                poll_seconds: float = 0.2) -> LockInfo | None:
+    def acquire(
+        self,
+        wait: bool = False,
+        on_wait: Callable[[LockInfo | None], None] | None = None,
+        poll_seconds: float = 0.2,
+    ) -> LockInfo | None:
         """Take the lock; returns the info of a dead holder whose lock was taken over (else None).
 
         Raises :class:`CsrwhError` (exit 75) naming the running build unless ``wait``.

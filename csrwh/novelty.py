@@ -44,7 +44,11 @@ def lineage_outcomes(database: Path) -> list[ExpectationOutcome]:
                 success=not found,
                 observed_value={"unlisted_paths": len(found)},
                 offending_rows=[
-                    {"path": u.path, "example_source_path": u.example_source_path, "n_records": u.n_records}
+                    {
+                        "path": u.path,
+                        "example_source_path": u.example_source_path,
+                        "n_records": u.n_records,
+                    }
                     for u in found
                 ],
                 why="Every key path of every raw payload is read by a staging model "
@@ -55,7 +59,9 @@ def lineage_outcomes(database: Path) -> list[ExpectationOutcome]:
     return outcomes
 
 
-def open_vocabulary_outcomes(database: Path, outcome: DbtOutcome | None) -> list[ExpectationOutcome]:
+def open_vocabulary_outcomes(
+    database: Path, outcome: DbtOutcome | None
+) -> list[ExpectationOutcome]:
     """One outcome per open_vocabulary test that warned, with the new values it found."""
     import duckdb
 
@@ -104,7 +110,9 @@ def warning_lines(outcomes: list[ExpectationOutcome]) -> list[str]:
     return lines
 
 
-def report(database: Path, build_id: str, outcome: DbtOutcome | None, console: Console) -> list[str]:
+def report(
+    database: Path, build_id: str, outcome: DbtOutcome | None, console: Console
+) -> list[str]:
     """Find, print and record (in dq_results) what is new; return the warning lines."""
     outcomes = lineage_outcomes(database) + open_vocabulary_outcomes(database, outcome)
     lines = warning_lines(outcomes)

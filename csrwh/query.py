@@ -36,7 +36,9 @@ def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
     try:
         return duckdb.connect(str(warehouse), read_only=True)
     except duckdb.Error as exc:
-        raise CsrwhError(f"cannot open {warehouse}: {exc}", hint="is another build writing it?") from exc
+        raise CsrwhError(
+            f"cannot open {warehouse}: {exc}", hint="is another build writing it?"
+        ) from exc
 
 
 #: DuckDB settings of the connection user SQL runs on (applied in this order; the last
@@ -49,7 +51,9 @@ LOCKED_SETTINGS: tuple[tuple[str, object], ...] = (
 )
 
 
-def connect_locked(warehouse: Path, allowed_directories: tuple[Path, ...] = ()) -> duckdb.DuckDBPyConnection:
+def connect_locked(
+    warehouse: Path, allowed_directories: tuple[Path, ...] = ()
+) -> duckdb.DuckDBPyConnection:
     """The warehouse read-only with no access to other files or extensions, locked.
 
     ``allowed_directories`` (for the tool's own writes, e.g. ``export``) stay reachable.
@@ -108,10 +112,14 @@ def run_query(
                 return 0
             frame = relation.pl()
         except duckdb.Error as exc:
-            hint = "check the SQL; list tables with: csrwh sql \"show all tables\""
-            if isinstance(exc, duckdb.PermissionException) or "configuration has been locked" in str(exc):
-                hint = ("csrwh sql is read-only: it cannot read or write other files, load extensions "
-                        "or change settings; use --csv/--parquet to save a result")
+            hint = 'check the SQL; list tables with: csrwh sql "show all tables"'
+            if isinstance(
+                exc, duckdb.PermissionException
+            ) or "configuration has been locked" in str(exc):
+                hint = (
+                    "csrwh sql is read-only: it cannot read or write other files, load extensions "
+                    "or change settings; use --csv/--parquet to save a result"
+                )
             raise CsrwhError(f"query failed: {_one_line(exc)}", hint=hint) from exc
     finally:
         con.close()
@@ -131,7 +139,9 @@ def run_query(
 
         Console(width=None if sys.stdout.isatty() else 250).print(table)
         if frame.height > max_rows:
-            Console(stderr=True).print(f"({frame.height} rows, {max_rows} shown; use --csv for all)")
+            Console(stderr=True).print(
+                f"({frame.height} rows, {max_rows} shown; use --csv for all)"
+            )
     return frame.height
 
 
@@ -170,7 +180,12 @@ def _corpus_filter(con: duckdb.DuckDBPyConnection, name: str, corpora: Sequence[
     names = [column for column, _ in columns]
     if "corpus" in names:
         return f"corpus in ({wanted})"
-    known = {c for (c,) in con.execute(f"select distinct corpus from {_ident(MART_SCHEMA)}.conversations").fetchall()}
+    known = {
+        c
+        for (c,) in con.execute(
+            f"select distinct corpus from {_ident(MART_SCHEMA)}.conversations"
+        ).fetchall()
+    }
     ids = [c for c, t in columns if c.endswith("_id") and t == "VARCHAR"]
     ids.sort(key=lambda c: c != "conversation_id")
     for column in ids:
@@ -216,8 +231,10 @@ def export_marts(warehouse: Path, out: Path, corpora: Sequence[str] = ()) -> lis
             try:
                 con.execute(f"COPY {source} TO {_string_literal(str(target))} (FORMAT parquet)")
             except duckdb.Error as exc:
-                raise CsrwhError(f"export of {name} to {target} failed: {_one_line(exc)}",
-                                 hint=f"check that {out} is writable") from exc
+                raise CsrwhError(
+                    f"export of {name} to {target} failed: {_one_line(exc)}",
+                    hint=f"check that {out} is writable",
+                ) from exc
             written.append(out / f"{name}.parquet")
     finally:
         con.close()

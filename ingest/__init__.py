@@ -137,7 +137,9 @@ def run_ingest(
 def print_summary(summary: IngestSummary, console: Console | None = None) -> None:
     """The end-of-run table (per corpus) and the files with rejects, on stderr."""
     console = console or Console(stderr=True)
-    table = Table(title=f"ingest {summary.batch_id} ({summary.seconds:.2f} s)", title_justify="left")
+    table = Table(
+        title=f"ingest {summary.batch_id} ({summary.seconds:.2f} s)", title_justify="left"
+    )
     for col in ("corpus", "loaded", "unchanged", "removed", "records", "rejects"):
         table.add_column(col, justify="left" if col == "corpus" else "right")
     for name, s in summary.per_corpus.items():
@@ -146,12 +148,20 @@ def print_summary(summary: IngestSummary, console: Console | None = None) -> Non
         else:
             label = name
         table.add_row(
-            label, str(s.files_loaded), str(s.files_unchanged), str(s.files_removed),
-            str(s.records_loaded), f"[red]{s.records_rejected}[/red]" if s.records_rejected else "0",
+            label,
+            str(s.files_loaded),
+            str(s.files_unchanged),
+            str(s.files_removed),
+            str(s.records_loaded),
+            f"[red]{s.records_rejected}[/red]" if s.records_rejected else "0",
         )
     table.add_row(
-        "[bold]total[/bold]", str(summary.files_loaded), str(summary.files_unchanged),
-        str(summary.files_removed), str(summary.records_loaded), str(summary.records_rejected),
+        "[bold]total[/bold]",
+        str(summary.files_loaded),
+        str(summary.files_unchanged),
+        str(summary.files_removed),
+        str(summary.records_loaded),
+        str(summary.records_rejected),
     )
     console.print(table)
     if summary.rejected_files:

@@ -19,6 +19,10 @@ ABSENT_HINT = (
 
 FILES = (
     FileSpec("Dialogs.json", "convsearch__dialogs", Format.JSON_ARRAY, RecordKey.field("id")),
-    FileSpec("SearchBehaviors.json", "convsearch__search_behaviors", Format.JSON_ARRAY,
-             RecordKey.field("id")),
+    FileSpec(
+        "SearchBehaviors.json",
+        "convsearch__search_behaviors",
+        Format.JSON_ARRAY,
+        RecordKey.field("id"),
+    ),
 )

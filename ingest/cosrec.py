@@ -24,7 +24,9 @@ _ONE_KEY = RecordKey.single_key()
 FILES = (
     FileSpec("dataset/*/conversations.jsonl", "cosrec__conversations", Format.JSONL, _ONE_KEY),
     FileSpec("dataset/*/quality.jsonl", "cosrec__quality", Format.JSONL, _ONE_KEY),
-    FileSpec("dataset/*/intent_annotations.jsonl", "cosrec__intent_annotations", Format.JSONL, _ONE_KEY),
+    FileSpec(
+        "dataset/*/intent_annotations.jsonl", "cosrec__intent_annotations", Format.JSONL, _ONE_KEY
+    ),
     FileSpec("dataset/*/intents.jsonl", "cosrec__intents", Format.JSONL, _ONE_KEY),
     FileSpec("dataset/*/keywords.jsonl", "cosrec__keywords", Format.JSONL, _ONE_KEY),
     FileSpec("dataset/*/profiles.jsonl", "cosrec__profiles", Format.JSONL, _ONE_KEY),

@@ -19,7 +19,11 @@ ABSENT_HINT = (
 )
 
 FILES = (
-    FileSpec("data/crs_arena_dial_*.json", "crsarena__dialogues", Format.JSON_ARRAY,
-             RecordKey.field("conversation ID")),
+    FileSpec(
+        "data/crs_arena_dial_*.json",
+        "crsarena__dialogues",
+        Format.JSON_ARRAY,
+        RecordKey.field("conversation ID"),
+    ),
     FileSpec("data/votes_*.csv", "crsarena__votes", Format.CSV, RecordKey.field("session_id")),
 )

@@ -343,8 +343,9 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def _link_problem(link: str, st: os.stat_result | OSError, bounds: Sequence[str],
-                  open_dirs: Sequence[str]) -> str | None:
+def _link_problem(
+    link: str, st: os.stat_result | OSError, bounds: Sequence[str], open_dirs: Sequence[str]
+) -> str | None:
     """Why the symlink ``link`` must not be followed (``st``: its target's stat or error)."""
     if isinstance(st, FileNotFoundError):
         return "dangling symlink (target does not exist)"
@@ -384,9 +385,13 @@ def discover(
     def walk(folder: str, rel_dir: str, open_dirs: tuple[str, ...]) -> None:
         try:
             with os.scandir(folder) as it:
-                entries = sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
+                entries = sorted(
+                    (e for e in it if not e.name.startswith(".")), key=lambda e: e.name
+                )
         except OSError as exc:
-            warn(f"{corpus.folder}/{_display(rel_dir) or '.'}: cannot list folder ({exc.strerror}), skipped")
+            warn(
+                f"{corpus.folder}/{_display(rel_dir) or '.'}: cannot list folder ({exc.strerror}), skipped"
+            )
             return
         subdirs: list[tuple[str, str]] = []
         for entry in entries:
@@ -412,8 +417,17 @@ def discover(
                     ignored.append(shown_rel)
                     continue
                 mtime = datetime.fromtimestamp(st.st_mtime, UTC).replace(tzinfo=None)
-                found.append(SourceFile(corpus, spec, Path(entry.path), shown_rel, st.st_size, mtime,
-                                        name_error=NAME_NOT_UTF8 if shown_rel != rel else None))
+                found.append(
+                    SourceFile(
+                        corpus,
+                        spec,
+                        Path(entry.path),
+                        shown_rel,
+                        st.st_size,
+                        mtime,
+                        name_error=NAME_NOT_UTF8 if shown_rel != rel else None,
+                    )
+                )
             else:
                 kind = next((k for test, k in _SPECIAL_KINDS if test(st.st_mode)), "special file")
                 warn(f"{shown}: {kind}, not a regular file, skipped")
@@ -505,8 +519,16 @@ class _Ctx:
 
 def _file_reject(rel: str, sha: str, error: str, raw: bytes | None) -> dict:
     return {
-        "source_path": rel, "file_sha256": sha, "record_index": None, "line_number": None, "record_key": None,
-        "payload": None, "source_text": None, "error": error, "raw_bytes": raw, "at_eof": True,
+        "source_path": rel,
+        "file_sha256": sha,
+        "record_index": None,
+        "line_number": None,
+        "record_key": None,
+        "payload": None,
+        "source_text": None,
+        "error": error,
+        "raw_bytes": raw,
+        "at_eof": True,
     }
 
 
@@ -535,7 +557,9 @@ def read_lines(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
         )
         payload = "json_object('topic_id', f[1], 'iteration', f[2], 'doc_id', f[3], 'grade', f[4])::VARCHAR"
         source_text = "t"
-        key = _key_expr_fields(spec.key, {"topic_id": "f[1]", "iteration": "f[2]", "doc_id": "f[3]", "grade": "f[4]"})
+        key = _key_expr_fields(
+            spec.key, {"topic_id": "f[1]", "iteration": "f[2]", "doc_id": "f[3]", "grade": "f[4]"}
+        )
     else:
         extra = ""
         error = _json_error_expr("t", spec.key)
@@ -572,7 +596,7 @@ def _json_error_expr(t: str, key: RecordKey) -> str:
     if key.kind == "single_key":
         shape = (
             f"WHEN json_type({t}) <> 'OBJECT' THEN 'wrong top-level shape: expected a one-key object "
-            f"{{\"<id>\": value}}, found ' || {_json_kind(t)} "
+            f'{{"<id>": value}}, found \' || {_json_kind(t)} '
             f"WHEN len(json_keys({t})) <> 1 THEN 'wrong top-level shape: expected a one-key object "
             f"{{\"<id>\": value}}, found an object with ' || len(json_keys({t})) || ' keys' "
         )
@@ -612,7 +636,11 @@ def read_json_array(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
     # DuckDB accepts an unclosed array ending in "," silently: such files take the salvage
     # path, which reports them. Paths with glob characters would be expanded by DuckDB.
     closed = body.rstrip(b" \t\r\n").endswith(b"]")
-    if closed and not any(ch in str(f.path) for ch in "*?[{") and not _SURROGATE.search(str(f.path)):
+    if (
+        closed
+        and not any(ch in str(f.path) for ch in "*?[{")
+        and not _SURROGATE.search(str(f.path))
+    ):
         try:
             elems = ctx.reader.sql(
                 "SELECT json AS t FROM read_json_objects($path, format='array', "
@@ -660,7 +688,13 @@ def read_json_array(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
             ctx.con.unregister("_csrwh_file_rejects")
 
 
-_PY_KIND = {dict: "an object", list: "an array", str: "a string", type(None): "null", bool: "a boolean"}
+_PY_KIND = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    type(None): "null",
+    bool: "a boolean",
+}
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _NOT_WS = re.compile(r"[^ \t\n\r]")
 
@@ -693,8 +727,9 @@ def _where(text: str, pos: int) -> str:
     return f"file line {line}, column {col}"
 
 
-def _scan(text: str, pos: int, depth: int, in_str: bool, stop: int | None = None
-          ) -> tuple[int | None, int, bool]:
+def _scan(
+    text: str, pos: int, depth: int, in_str: bool, stop: int | None = None
+) -> tuple[int | None, int, bool]:
     """Structural scan of JSON text from ``pos`` with the given state.
 
     Returns (boundary, depth, in_str): ``boundary`` is the index of the first ``,`` at
@@ -792,12 +827,15 @@ def _salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
         q = skip(end)
         return q < n and (text[q] == "," or q == closing)
 
-    def resync(start: int, err_pos: int, indent: str | None, opener: str | None
-               ) -> tuple[int, int] | None:
+    def resync(
+        start: int, err_pos: int, indent: str | None, opener: str | None
+    ) -> tuple[int, int] | None:
         """(end of the bad element, start of the next one) or None."""
         if indent is not None:
             nxt = "[" + re.escape(opener) + "]" if opener else r"[^ \t\r\n\]}]"
-            m = re.compile(r",[ \t]*\r?\n" + re.escape(indent) + "(?=" + nxt + ")").search(text, start)
+            m = re.compile(r",[ \t]*\r?\n" + re.escape(indent) + "(?=" + nxt + ")").search(
+                text, start
+            )
             if m:
                 return m.start(), m.end()
 
@@ -817,8 +855,9 @@ def _salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
         else:  # from the error on, both string states; the earliest good boundary wins
             found = None
             for state in (not in_str, in_str):
-                c = _scan(text, max(err_pos, start), depth, state,
-                          stop=found[0] if found else None)[0]
+                c = _scan(
+                    text, max(err_pos, start), depth, state, stop=found[0] if found else None
+                )[0]
                 found = boundary(c) or found
         if found is not None:
             return found
@@ -837,7 +876,12 @@ def _salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
         except (ValueError, RecursionError):
             found = "text that is not JSON"
         file_rejects.append(
-            _file_reject(f.rel, f.sha256, f"wrong top-level shape: expected a JSON array, found {found}", body)
+            _file_reject(
+                f.rel,
+                f.sha256,
+                f"wrong top-level shape: expected a JSON array, found {found}",
+                body,
+            )
         )
     else:
         opened = i
@@ -851,9 +895,14 @@ def _salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
         # closing bracket, so it is taken back if the next element does not parse
         while True:
             if i >= n:
-                file_rejects.append(_file_reject(
-                    f.rel, f.sha256,
-                    "truncated file: the JSON array is not closed (no partial record left)", b""))
+                file_rejects.append(
+                    _file_reject(
+                        f.rel,
+                        f.sha256,
+                        "truncated file: the JSON array is not closed (no partial record left)",
+                        b"",
+                    )
+                )
                 break
             if text[i] == "]":
                 rest = text[i + 1 :]
@@ -862,7 +911,11 @@ def _salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
                 break
             end, problem, pos = _decode_at(dec, text, i)
             if end is not None and odd is not None and opener is not None and text[i] != opener:
-                end, problem, pos = None, "an element ends early (a stray closing bracket?)", odd[1] - 1
+                end, problem, pos = (
+                    None,
+                    "an element ends early (a stray closing bracket?)",
+                    odd[1] - 1,
+                )
             if end is not None:
                 add(text[i:end], None)
                 if opener is None and text[i] in "{[":
@@ -905,13 +958,20 @@ def _salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
                 i = p
                 continue
             if closing is not None and closing > i:
-                add(None, f"broken JSON: {problem} ({where}); no later element boundary found, "
+                add(
+                    None,
+                    f"broken JSON: {problem} ({where}); no later element boundary found, "
                     "the rest of the array is rejected as this record",
-                    text[i:closing].rstrip(_WS_CHARS))
+                    text[i:closing].rstrip(_WS_CHARS),
+                )
                 i = closing
                 continue
-            add(None, f"truncated file: partial last record: {problem} ({where}); "
-                "the rest of the file is rejected as this record", text[i:])
+            add(
+                None,
+                f"truncated file: partial last record: {problem} ({where}); "
+                "the rest of the file is rejected as this record",
+                text[i:],
+            )
             break
     table = pa.table(
         {
@@ -972,7 +1032,9 @@ def read_json_files(ctx: _Ctx, files: Sequence[SourceFile], datas: Sequence[byte
 _TERMINATOR = re.compile(r"(?:\r\n|\n|\r)\Z")
 
 
-def _csv_records(lines: Sequence[str], pos: int) -> Iterable[tuple[int, int, list[str] | None, str | None]]:
+def _csv_records(
+    lines: Sequence[str], pos: int
+) -> Iterable[tuple[int, int, list[str] | None, str | None]]:
     """(first line index, end line index, row, error) of each CSV record from line ``pos``."""
     reader = csv.reader(lines[pos:] if pos else lines)
     prev = 0
@@ -1046,8 +1108,16 @@ def read_csv(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
             header = row
             continue
         out = {
-            "source_path": f.rel, "file_sha256": f.sha256, "record_index": len(rows), "line_number": start + 1,
-            "record_key": None, "payload": None, "source_text": None, "error": None, "raw_bytes": None, "at_eof": at_eof,
+            "source_path": f.rel,
+            "file_sha256": f.sha256,
+            "record_index": len(rows),
+            "line_number": start + 1,
+            "record_key": None,
+            "payload": None,
+            "source_text": None,
+            "error": None,
+            "raw_bytes": None,
+            "at_eof": at_eof,
         }
         swallowed = 0
         if header is not None and end - start > 1 and len(header) > 1:
@@ -1074,10 +1144,14 @@ def read_csv(ctx: _Ctx, f: SourceFile, data: bytes) -> None:
         if out["error"] is not None:
             out["raw_bytes"] = record.encode("utf-8", "surrogateescape")
         else:
-            out["payload"] = "{" + ",".join(
-                json.dumps(h, ensure_ascii=False) + ":" + json.dumps(v, ensure_ascii=False)
-                for h, v in zip(header, row)
-            ) + "}"
+            out["payload"] = (
+                "{"
+                + ",".join(
+                    json.dumps(h, ensure_ascii=False) + ":" + json.dumps(v, ensure_ascii=False)
+                    for h, v in zip(header, row)
+                )
+                + "}"
+            )
             out["source_text"] = record
             if key_name is not None and key_name in header:
                 out["record_key"] = row[header.index(key_name)]
@@ -1269,7 +1343,9 @@ class Ingestor:
         """(files to load, manifest rows (corpus, table, path) whose files are gone)."""
         found: list[SourceFile] = []
         for corpus in self.present:
-            files, ignored = discover(corpus, self.data_dir / corpus.folder, self.data_dir, self._warn)
+            files, ignored = discover(
+                corpus, self.data_dir / corpus.folder, self.data_dir, self._warn
+            )
             found += files
             self.summary.per_corpus[corpus.name].files_ignored = len(ignored)
             self.summary.ignored_files += [f"{corpus.folder}/{p}" for p in ignored]
@@ -1306,9 +1382,12 @@ class Ingestor:
         _log.warning(line)
 
     # -- run -------------------------------------------------------------------------
-    def run(self, on_progress: Callable[[int], None] | None = None,
-            on_plan: Callable[[int], None] | None = None,
-            on_file: Callable[[str], None] | None = None) -> IngestSummary:
+    def run(
+        self,
+        on_progress: Callable[[int], None] | None = None,
+        on_plan: Callable[[int], None] | None = None,
+        on_file: Callable[[str], None] | None = None,
+    ) -> IngestSummary:
         t0 = time.perf_counter()
         ensure_schema(self.con, self.all_raw_tables)
         status = "failed"
@@ -1375,9 +1454,17 @@ class Ingestor:
         self.con.execute(
             "INSERT INTO raw.ingest_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                self.batch_id, self.started_at, _utcnow(), _display(str(self.data_dir)),
-                ",".join(c.name for c in self.scope), s.files_loaded, s.files_unchanged,
-                s.files_removed, s.records_loaded, s.records_rejected, status,
+                self.batch_id,
+                self.started_at,
+                _utcnow(),
+                _display(str(self.data_dir)),
+                ",".join(c.name for c in self.scope),
+                s.files_loaded,
+                s.files_unchanged,
+                s.files_removed,
+                s.records_loaded,
+                s.records_rejected,
+                status,
             ],
         )
 
@@ -1469,7 +1556,9 @@ class Ingestor:
                     f.size = len(data)
             with self._t("parse+classify"):
                 if first.name_error:
-                    _rows_to_stage(ctx, [_file_reject(first.rel, first.sha256, first.name_error, datas[0])])
+                    _rows_to_stage(
+                        ctx, [_file_reject(first.rel, first.sha256, first.name_error, datas[0])]
+                    )
                 elif spec.format is Format.JSON_FILE:
                     read_json_files(ctx, unit, datas)
                 elif spec.format is Format.JSON_ARRAY:
@@ -1493,11 +1582,17 @@ class Ingestor:
                 raw = bytes(raw) if raw is not None else None
                 reject_rows.append(
                     {
-                        "batch_id": self.batch_id, "corpus": corpus.name, "table_name": spec.table,
-                        "source_path": p, "record_index": rec_index, "line_number": line,
+                        "batch_id": self.batch_id,
+                        "corpus": corpus.name,
+                        "table_name": spec.table,
+                        "source_path": p,
+                        "record_index": rec_index,
+                        "line_number": line,
                         "error": _refine_error(error, raw, bool(at_eof), spec.format),
                         "raw_text": raw.decode("utf-8", "replace") if raw is not None else None,
-                        "raw_bytes": raw, "file_sha256": sha, "rejected_at": now,
+                        "raw_bytes": raw,
+                        "file_sha256": sha,
+                        "rejected_at": now,
                     }
                 )
             stats = self.summary.per_corpus[corpus.name]
@@ -1505,9 +1600,16 @@ class Ingestor:
                 ok, bad = counts.get(f.rel, (0, 0))
                 manifest_rows.append(
                     {
-                        "corpus": corpus.name, "table_name": spec.table, "source_path": f.rel,
-                        "file_sha256": f.sha256, "size_bytes": f.size, "modified_at": f.modified_at,
-                        "n_records": ok, "n_rejected": bad, "batch_id": self.batch_id, "ingested_at": now,
+                        "corpus": corpus.name,
+                        "table_name": spec.table,
+                        "source_path": f.rel,
+                        "file_sha256": f.sha256,
+                        "size_bytes": f.size,
+                        "modified_at": f.modified_at,
+                        "n_records": ok,
+                        "n_rejected": bad,
+                        "batch_id": self.batch_id,
+                        "ingested_at": now,
                     }
                 )
                 stats.files_loaded += 1
@@ -1549,8 +1651,12 @@ class Ingestor:
         if not rows:
             return
         cols = BOOKKEEPING[table]
-        types = {"VARCHAR": pa.large_string(), "BIGINT": pa.int64(), "BLOB": pa.large_binary(),
-                 "TIMESTAMP": pa.timestamp("us")}
+        types = {
+            "VARCHAR": pa.large_string(),
+            "BIGINT": pa.int64(),
+            "BLOB": pa.large_binary(),
+            "TIMESTAMP": pa.timestamp("us"),
+        }
         schema = pa.schema([(c, types[t]) for c, t in cols])
         tbl = pa.Table.from_pylist(rows, schema=schema)
         self.con.register("_csrwh_rows", tbl)

@@ -72,13 +72,19 @@ overview = q("select * from corpus_stats order by corpus, subset")
 R.write_table(overview, "corpus_overview")
 R.show_table(
     overview.select(
-        "corpus", "subset", "n_conversations", "n_turns", "n_user_turns", "n_system_turns",
+        "corpus",
+        "subset",
+        "n_conversations",
+        "n_turns",
+        "n_user_turns",
+        "n_system_turns",
         pl.col("mean_turns_per_conversation").alias("turns/conv"),
         pl.col("mean_user_turns_per_conversation").alias("user turns/conv"),
         pl.col("mean_merged_turns_per_conversation").alias("merged turns/conv"),
         pl.col("mean_words_per_user_turn").alias("words/user utt."),
         pl.col("mean_words_per_system_turn").alias("words/system utt."),
-        "intent_annotated_share", "rated_share",
+        "intent_annotated_share",
+        "rated_share",
     ),
     decimals=2,
 )
@@ -124,17 +130,31 @@ def comparison_rows(part: pl.DataFrame) -> pl.DataFrame:
     for r in part.to_dicts():
         d = max(precision[r["figure_id"]], 0)
         value, diff = r["warehouse"], r["difference"]
-        shown.append({
-            "figure": r["figure"],
-            "published": f"{r['published']:,.{d}f}",
-            # the unrounded warehouse value: integers as such, fractions with two more decimals
-            "warehouse": None if value is None else f"{value:,.{0 if value.is_integer() else d + 2}f}",
-            "difference": None if diff is None else (f"{0:.{d}f}" if diff == 0 else f"{diff:+,.{d}f}"),
-            "status": r["status"],
-            "definition": r["definition"],
-            "explanation": r["explanation"],
-        })
-    columns = ("figure", "published", "warehouse", "difference", "status", "definition", "explanation")
+        shown.append(
+            {
+                "figure": r["figure"],
+                "published": f"{r['published']:,.{d}f}",
+                # the unrounded warehouse value: integers as such, fractions with two more decimals
+                "warehouse": None
+                if value is None
+                else f"{value:,.{0 if value.is_integer() else d + 2}f}",
+                "difference": None
+                if diff is None
+                else (f"{0:.{d}f}" if diff == 0 else f"{diff:+,.{d}f}"),
+                "status": r["status"],
+                "definition": r["definition"],
+                "explanation": r["explanation"],
+            }
+        )
+    columns = (
+        "figure",
+        "published",
+        "warehouse",
+        "difference",
+        "status",
+        "definition",
+        "explanation",
+    )
     return pl.DataFrame(shown, schema={k: pl.Utf8 for k in columns})
 
 
@@ -146,15 +166,21 @@ for corpus in NAMES:
     main = part.filter(~pl.col("figure_id").map_elements(per_system, return_dtype=pl.Boolean))
     sources = sorted(set(part["source"].to_list()))
     right = ("published", "warehouse", "difference")
-    html_parts = [f"<h3>{NAMES[corpus]}</h3>", R.table_html(comparison_rows(main), row_class="status", right=right)]
+    html_parts = [
+        f"<h3>{NAMES[corpus]}</h3>",
+        R.table_html(comparison_rows(main), row_class="status", right=right),
+    ]
     if not folded.is_empty():
         counts = folded.group_by("status").len().sort("status")
         tally = ", ".join(f"{n} {s}" for s, n in counts.iter_rows())
         html_parts.append(
             f"<details><summary>Per-system figures ({folded.height}: {tally})</summary>"
-            + R.table_html(comparison_rows(folded), row_class="status", right=right) + "</details>"
+            + R.table_html(comparison_rows(folded), row_class="status", right=right)
+            + "</details>"
         )
-    html_parts.append('<p class="caption">Sources: ' + " | ".join(html.escape(x) for x in sources) + "</p>")
+    html_parts.append(
+        '<p class="caption">Sources: ' + " | ".join(html.escape(x) for x in sources) + "</p>"
+    )
     R.show_html("".join(html_parts))
 
 # %% [markdown]
@@ -187,7 +213,9 @@ R.show_table(utt_len, decimals=2)
 
 if CORPORA:
     per_conv = q("select corpus, n_turns from conversations order by corpus, conversation_id")
-    fig, axes = plt.subplots(1, len(CORPORA), figsize=(2.6 * len(CORPORA) + 0.6, 2.6), squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(CORPORA), figsize=(2.6 * len(CORPORA) + 0.6, 2.6), squeeze=False
+    )
     for ax, corpus in zip(axes[0], CORPORA):
         values = per_conv.filter(pl.col("corpus") == corpus)["n_turns"].to_numpy()
         top = int(np.percentile(values, 99)) + 1
@@ -199,12 +227,16 @@ if CORPORA:
     R.margins(fig, left=0.6, right=0.15, bottom=0.5, top=0.55, wgap=0.35)
     R.show_figure(fig, "Histograms of utterances per conversation per corpus")
 
-    words = q("select corpus, role, n_words from turns where n_words is not null order by corpus, role, turn_id")
+    words = q(
+        "select corpus, role, n_words from turns where n_words is not null order by corpus, role, turn_id"
+    )
     fig, ax = plt.subplots(figsize=(9, 3.2))
     labels, data, colors = [], [], []
     for corpus in CORPORA:
         for role in ("user", "system"):
-            values = words.filter((pl.col("corpus") == corpus) & (pl.col("role") == role))["n_words"].to_numpy()
+            values = words.filter((pl.col("corpus") == corpus) & (pl.col("role") == role))[
+                "n_words"
+            ].to_numpy()
             if len(values):
                 labels.append(f"{NAMES[corpus]}\n{role}")
                 data.append(np.maximum(values, 1))
@@ -262,10 +294,22 @@ else:
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of primary labels")
     handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(j % 10)) for j in range(len(all_families))]
-    ax.legend(handles, all_families, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
+    ax.legend(
+        handles,
+        all_families,
+        loc="center left",
+        bbox_to_anchor=(1.01, 0.5),
+        fontsize=8,
+        frameon=False,
+    )
     ax.set_title("Intent families per corpus and label scheme")
-    R.margins(fig, left=R.text_inches(ylabels, 9) + 0.2, right=R.text_inches(all_families, 8) + 0.55,
-              bottom=0.5, top=0.35)
+    R.margins(
+        fig,
+        left=R.text_inches(ylabels, 9) + 0.2,
+        right=R.text_inches(all_families, 8) + 0.55,
+        bottom=0.5,
+        top=0.35,
+    )
     R.show_figure(fig, "Stacked bars of intent family shares")
 
 labels = q("select * from intent_distribution order by corpus, label_scheme, raw_label")
@@ -291,15 +335,23 @@ R.write_table(agreement, "annotator_agreement")
 if agreement.is_empty():
     R.show_html("<p>No subject with two or more annotators in this warehouse.</p>")
 else:
-    R.show_table(agreement, decimals=3, caption=(
-        "Per corpus, per subset (conversations.subset) and per intent label (that label against all "
-        "others: Fleiss' category-specific kappa); a rating aspect is its own label. ci_low–ci_high: "
-        "percentile bootstrap 95% interval, 1,000 resamples of the rated units (turns, conversations) "
-        "with all their labels, fixed seed."))
+    R.show_table(
+        agreement,
+        decimals=3,
+        caption=(
+            "Per corpus, per subset (conversations.subset) and per intent label (that label against all "
+            "others: Fleiss' category-specific kappa); a rating aspect is its own label. ci_low–ci_high: "
+            "percentile bootstrap 95% interval, 1,000 resamples of the rated units (turns, conversations) "
+            "with all their labels, fixed seed."
+        ),
+    )
     shown = agreement.with_columns(
-        pl.when(pl.col("scope") == "corpus").then(pl.lit("all"))
-        .when(pl.col("scope") == "subset").then(pl.lit("subset ") + pl.col("subset"))
-        .otherwise(pl.lit("label ") + pl.col("label")).alias("row")
+        pl.when(pl.col("scope") == "corpus")
+        .then(pl.lit("all"))
+        .when(pl.col("scope") == "subset")
+        .then(pl.lit("subset ") + pl.col("subset"))
+        .otherwise(pl.lit("label ") + pl.col("label"))
+        .alias("row")
     )
     fig, ax = plt.subplots(figsize=(9, 0.24 * shown.height + 1.1))
     ys = np.arange(shown.height)
@@ -310,10 +362,23 @@ else:
         value = part["value"].to_numpy()
         low = part["ci_low"].fill_null(float("nan")).to_numpy()
         high = part["ci_high"].fill_null(float("nan")).to_numpy()
-        ax.errorbar(value, part["y"].to_numpy(), xerr=[np.nan_to_num(value - low), np.nan_to_num(high - value)],
-                    fmt="o", ms=3.5, capsize=2, elinewidth=0.9, color=color,
-                    label={"fleiss_kappa": "Fleiss' kappa", "krippendorff_alpha": "Krippendorff's alpha"}[measure])
-    row_labels = [f"{NAMES.get(c, c)} · {s} · {r}" for c, s, r in shown.select("corpus", "subject", "row").iter_rows()]
+        ax.errorbar(
+            value,
+            part["y"].to_numpy(),
+            xerr=[np.nan_to_num(value - low), np.nan_to_num(high - value)],
+            fmt="o",
+            ms=3.5,
+            capsize=2,
+            elinewidth=0.9,
+            color=color,
+            label={"fleiss_kappa": "Fleiss' kappa", "krippendorff_alpha": "Krippendorff's alpha"}[
+                measure
+            ],
+        )
+    row_labels = [
+        f"{NAMES.get(c, c)} · {s} · {r}"
+        for c, s, r in shown.select("corpus", "subject", "row").iter_rows()
+    ]
     ax.set_yticks(ys, row_labels, fontsize=7.5)
     ax.invert_yaxis()
     ax.axvline(0, color="#999", lw=0.6, ls=":")
@@ -322,7 +387,9 @@ else:
     ax.legend(fontsize=8, frameon=False, loc="lower right")
     ax.set_title("Annotator agreement per corpus, subset and label")
     R.margins(fig, left=R.text_inches(row_labels, 7.5) + 0.15, right=0.2, bottom=0.5, top=0.35)
-    R.show_figure(fig, "Agreement coefficients with bootstrap 95% intervals per corpus, subset and label")
+    R.show_figure(
+        fig, "Agreement coefficients with bootstrap 95% intervals per corpus, subset and label"
+    )
 consensus = q(
     """select corpus, label_scheme, count(*) as n_turns,
               count(*) filter (where n_annotators >= 2) as n_turns_multi,
@@ -332,7 +399,9 @@ consensus = q(
        from intent_consensus group by corpus, label_scheme order by corpus, label_scheme"""
 )
 R.write_table(consensus, "intent_consensus_summary")
-R.show_table(consensus, decimals=3, caption="Agreement shares over turns with at least two annotators.")
+R.show_table(
+    consensus, decimals=3, caption="Agreement shares over turns with at least two annotators."
+)
 
 # %% [markdown]
 # ## 5. Quality ratings
@@ -358,33 +427,75 @@ rating_dist = q(
        order by corpus, rater_kind, aspect, value"""
 )
 R.write_table(rating_dist, "rating_distribution")
-R.show_table(rating_summary, decimals={"scale_min": 0, "scale_max": 0, "mean_value": 3, "mean_normalized": 3})
+R.show_table(
+    rating_summary, decimals={"scale_min": 0, "scale_max": 0, "mean_value": 3, "mean_normalized": 3}
+)
 
 if not rating_dist.is_empty():
     cmap = matplotlib.colormaps["RdYlGn"]
     rated = [c for c in CORPORA if c in set(rating_dist["corpus"].to_list())]
-    groups = {c: rating_summary.filter(pl.col("corpus") == c).select("rater_kind", "aspect").unique().sort("rater_kind", "aspect")
-              for c in rated}
+    groups = {
+        c: rating_summary.filter(pl.col("corpus") == c)
+        .select("rater_kind", "aspect")
+        .unique()
+        .sort("rater_kind", "aspect")
+        for c in rated
+    }
     heights = [max(groups[c].height, 1) for c in rated]
-    fig, axes = plt.subplots(len(rated), 1, figsize=(9, 0.28 * sum(heights) + 0.9 * len(rated) + 0.6),
-                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    fig, axes = plt.subplots(
+        len(rated),
+        1,
+        figsize=(9, 0.28 * sum(heights) + 0.9 * len(rated) + 0.6),
+        gridspec_kw={"height_ratios": heights},
+        squeeze=False,
+    )
     for ax, corpus in zip(axes[:, 0], rated):
         for i, (kind, aspect) in enumerate(groups[corpus].iter_rows()):
-            part = rating_dist.filter((pl.col("corpus") == corpus) & (pl.col("rater_kind") == kind) & (pl.col("aspect") == aspect))
-            scale = rating_summary.filter((pl.col("corpus") == corpus) & (pl.col("rater_kind") == kind) & (pl.col("aspect") == aspect)).row(0, named=True)
+            part = rating_dist.filter(
+                (pl.col("corpus") == corpus)
+                & (pl.col("rater_kind") == kind)
+                & (pl.col("aspect") == aspect)
+            )
+            scale = rating_summary.filter(
+                (pl.col("corpus") == corpus)
+                & (pl.col("rater_kind") == kind)
+                & (pl.col("aspect") == aspect)
+            ).row(0, named=True)
             span = (scale["scale_max"] - scale["scale_min"]) or 1
-            norm = (part["value"].cast(pl.Float64).fill_null(float("nan")).to_numpy() - scale["scale_min"]) / span
+            norm = (
+                part["value"].cast(pl.Float64).fill_null(float("nan")).to_numpy()
+                - scale["scale_min"]
+            ) / span
             shares = part["share"].to_numpy()
             lefts = np.concatenate([[0.0], np.cumsum(shares)[:-1]])
-            ax.barh(np.full(len(shares), i), shares, left=lefts, color=cmap(norm if scale["higher_is_better"] else 1 - norm),
-                    edgecolor="white", linewidth=0.4)
-        ax.set_yticks(range(groups[corpus].height), [f"{a} ({k})" for k, a in groups[corpus].iter_rows()], fontsize=7.5)
+            ax.barh(
+                np.full(len(shares), i),
+                shares,
+                left=lefts,
+                color=cmap(norm if scale["higher_is_better"] else 1 - norm),
+                edgecolor="white",
+                linewidth=0.4,
+            )
+        ax.set_yticks(
+            range(groups[corpus].height),
+            [f"{a} ({k})" for k, a in groups[corpus].iter_rows()],
+            fontsize=7.5,
+        )
         ax.invert_yaxis()
         ax.set_xlim(0, 1)
         ax.set_title(NAMES[corpus], loc="left")
-    axes[-1, 0].set_xlabel("share of ratings (colour: red = worst end of the aspect's scale, green = best)")
-    R.margins(fig, left=R.text_inches([f"{a} ({k})" for c in rated for k, a in groups[c].iter_rows()], 7.5) + 0.15,
-              right=0.2, bottom=0.5, top=0.3, hgap=0.4)
+    axes[-1, 0].set_xlabel(
+        "share of ratings (colour: red = worst end of the aspect's scale, green = best)"
+    )
+    R.margins(
+        fig,
+        left=R.text_inches([f"{a} ({k})" for c in rated for k, a in groups[c].iter_rows()], 7.5)
+        + 0.15,
+        right=0.2,
+        bottom=0.5,
+        top=0.3,
+        hgap=0.4,
+    )
     R.show_figure(fig, "Stacked bars of rating value shares per aspect")
 
 # %% [markdown]
@@ -402,8 +513,9 @@ if not rating_dist.is_empty():
 qbl = q("select * from quality_by_length where corpus = 'recllmsim' order by aspect, n_user_turns")
 R.write_table(qbl, "recllmsim_quality_by_user_turns")
 MIN_CONVERSATIONS = 20
-qbl_binned = R.with_mean_interval(q(
-    """with rated as (
+qbl_binned = R.with_mean_interval(
+    q(
+        """with rated as (
            select r.rater_kind, r.aspect, r.conversation_id, c.n_user_turns, r.value_normalized
            from ratings r join conversations c using (conversation_id)
            where r.corpus = 'recllmsim' and r.turn_index is null and r.item_id is null
@@ -419,24 +531,38 @@ qbl_binned = R.with_mean_interval(q(
               avg(value_normalized) as mean_normalized, stddev_samp(value_normalized) as sd_normalized
        from rated left join tail using (rater_kind)
        group by all order by rated.rater_kind, aspect, n_user_turns_bin""",
-    min=MIN_CONVERSATIONS,
-), "mean_normalized", "sd_normalized", "n_ratings").with_columns(
-    (pl.col("n_conversations") >= MIN_CONVERSATIONS).alias("is_plotted")
-)
+        min=MIN_CONVERSATIONS,
+    ),
+    "mean_normalized",
+    "sd_normalized",
+    "n_ratings",
+).with_columns((pl.col("n_conversations") >= MIN_CONVERSATIONS).alias("is_plotted"))
 R.write_table(qbl_binned, "recllmsim_quality_by_user_turns_binned")
 if "recllmsim" not in PRESENT:
     R.show_absent("recllmsim")
 elif qbl.is_empty():
     R.show_html("<p>No conversation-level RecLLMSim ratings in this warehouse.</p>")
 else:
-    wide = qbl.pivot(on="aspect", index="n_user_turns", values="mean_value", sort_columns=True).sort("n_user_turns")
+    wide = qbl.pivot(
+        on="aspect", index="n_user_turns", values="mean_value", sort_columns=True
+    ).sort("n_user_turns")
     counts = qbl.group_by("n_user_turns").agg(pl.col("n_conversations").max()).sort("n_user_turns")
-    R.show_table(counts.join(wide, on="n_user_turns").rename({"n_conversations": "conversations"}), decimals=2,
-                 caption="Mean rating per aspect (each aspect on its own scale) by number of user turns.")
-    panels = [(kind, title) for kind, title in (("llm", "LLM judge, LLM-agent conversations"),
-                                                 ("user", "Human users' questionnaire"))
-              if kind in set(qbl_binned["rater_kind"].to_list())]
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 1.6, 4.0), squeeze=False, sharey=True)
+    R.show_table(
+        counts.join(wide, on="n_user_turns").rename({"n_conversations": "conversations"}),
+        decimals=2,
+        caption="Mean rating per aspect (each aspect on its own scale) by number of user turns.",
+    )
+    panels = [
+        (kind, title)
+        for kind, title in (
+            ("llm", "LLM judge, LLM-agent conversations"),
+            ("user", "Human users' questionnaire"),
+        )
+        if kind in set(qbl_binned["rater_kind"].to_list())
+    ]
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(5.2 * len(panels) + 1.6, 4.0), squeeze=False, sharey=True
+    )
     for ax, (kind, title) in zip(axes[0], panels):
         part = qbl_binned.filter((pl.col("rater_kind") == kind) & pl.col("is_plotted"))
         aspects = sorted(set(part["aspect"].to_list()))
@@ -444,26 +570,47 @@ else:
         width = 0.6 / max(len(aspects), 1)
         for j, aspect in enumerate(aspects):
             sub = part.filter(pl.col("aspect") == aspect).sort("n_user_turns_bin")
-            ax.errorbar(sub["n_user_turns_bin"].to_numpy() + (j - (len(aspects) - 1) / 2) * width,
-                        sub["mean_normalized"].to_numpy(), yerr=R.interval_errors(sub, "mean_normalized"), marker="o", ms=3, lw=1, capsize=1.5, elinewidth=0.7,
-                        color=colors[j % len(colors)], label=aspect.removeprefix("questionnaire:"))
+            ax.errorbar(
+                sub["n_user_turns_bin"].to_numpy() + (j - (len(aspects) - 1) / 2) * width,
+                sub["mean_normalized"].to_numpy(),
+                yerr=R.interval_errors(sub, "mean_normalized"),
+                marker="o",
+                ms=3,
+                lw=1,
+                capsize=1.5,
+                elinewidth=0.7,
+                color=colors[j % len(colors)],
+                label=aspect.removeprefix("questionnaire:"),
+            )
         bins = sorted(set(part["n_user_turns_bin"].to_list()))
         tails = set(part.filter(pl.col("is_tail"))["n_user_turns_bin"].to_list())
         ax.set_xticks(bins, [f"≥{b}" if b in tails else str(b) for b in bins])
         ax.set_xlabel("user turns in the conversation")
         ax.set_title(title)
         if aspects:
-            ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+            ax.legend(
+                fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2
+            )
         else:
-            ax.text(0.5, 0.5, f"no turn count with ≥ {MIN_CONVERSATIONS} conversations", ha="center", va="center",
-                    transform=ax.transAxes)
+            ax.text(
+                0.5,
+                0.5,
+                f"no turn count with ≥ {MIN_CONVERSATIONS} conversations",
+                ha="center",
+                va="center",
+                transform=ax.transAxes,
+            )
     axes[0][0].set_ylabel("mean rating, normalised (95% t interval)")
     axes[0][0].set_ylim(-0.02, 1.02)
     fig.suptitle("RecLLMSim quality by conversation length", fontsize=10)
     R.margins(fig, left=0.7, right=0.2, bottom=1.2, top=0.6, wgap=0.3)
-    R.show_figure(fig, "RecLLMSim mean normalised rating by number of user turns with 95% intervals")
-    R.show_html(f'<p class="caption">Points with fewer than {MIN_CONVERSATIONS} conversations are not drawn; '
-                "the last point of each panel (≥ t) pools all longer conversations.</p>")
+    R.show_figure(
+        fig, "RecLLMSim mean normalised rating by number of user turns with 95% intervals"
+    )
+    R.show_html(
+        f'<p class="caption">Points with fewer than {MIN_CONVERSATIONS} conversations are not drawn; '
+        "the last point of each panel (≥ t) pools all longer conversations.</p>"
+    )
 
 # %% [markdown]
 # ## 6. CRS Arena (CRSArena-Dial)
@@ -474,23 +621,40 @@ else:
 # agree (Pearson and Spearman over systems, as the dataset's `DataAnalysis.md`).
 
 # %%
-crs_conv = R.with_wilson_interval(q(
-    """select subset as environment, system_id, count(*) as n_conversations,
+crs_conv = R.with_wilson_interval(
+    q(
+        """select subset as environment, system_id, count(*) as n_conversations,
               count(user_sentiment) as n_with_sentiment,
               count(*) filter (where user_sentiment = 'satisfied') as n_satisfied,
               count(*) filter (where user_sentiment = 'satisfied') / nullif(count(user_sentiment), 0) as satisfaction_rate
        from conversations where corpus = 'crsarena'
        group by subset, system_id order by environment, system_id"""
-), "n_satisfied", "n_with_sentiment", prefix="satisfaction_ci95")
+    ),
+    "n_satisfied",
+    "n_with_sentiment",
+    prefix="satisfaction_ci95",
+)
 R.write_table(crs_conv, "crsarena_conversations")
-leaderboard = q("select * from crs_leaderboard order by environment, elo_rank nulls last, system_id")
+leaderboard = q(
+    "select * from crs_leaderboard order by environment, elo_rank nulls last, system_id"
+)
 R.write_table(leaderboard, "crsarena_leaderboard")
 corr_rows = []
 for quantity in ("elo", "satisfaction"):
     for method in ("pearson", "spearman"):
         value, n = crs_figures.open_closed_correlation(con, quantity, method)
-        corr_rows.append({"quantity": quantity, "method": method, "coefficient": value, "n_systems": n})
-corr = pl.DataFrame(corr_rows, schema={"quantity": pl.Utf8, "method": pl.Utf8, "coefficient": pl.Float64, "n_systems": pl.Int64})
+        corr_rows.append(
+            {"quantity": quantity, "method": method, "coefficient": value, "n_systems": n}
+        )
+corr = pl.DataFrame(
+    corr_rows,
+    schema={
+        "quantity": pl.Utf8,
+        "method": pl.Utf8,
+        "coefficient": pl.Float64,
+        "n_systems": pl.Int64,
+    },
+)
 if "crsarena" not in PRESENT:
     corr = corr.clear()
 R.write_table(corr, "crsarena_open_closed_correlation")
@@ -498,50 +662,123 @@ R.write_table(corr, "crsarena_open_closed_correlation")
 if "crsarena" not in PRESENT:
     R.show_absent("crsarena")
 else:
-    wide = crs_conv.pivot(on="environment", index="system_id", values=["n_conversations", "satisfaction_rate"], sort_columns=True).sort("system_id")
-    R.show_table(wide, decimals=3, caption="Conversations and share of satisfied users per system and environment "
-                 "(95% Wilson intervals in the written table and the plot).")
-    envs = sorted(set(crs_conv["environment"].to_list()), key=lambda e: crs_figures.ENV_ORDER.get(e, 9))
+    wide = crs_conv.pivot(
+        on="environment",
+        index="system_id",
+        values=["n_conversations", "satisfaction_rate"],
+        sort_columns=True,
+    ).sort("system_id")
+    R.show_table(
+        wide,
+        decimals=3,
+        caption="Conversations and share of satisfied users per system and environment "
+        "(95% Wilson intervals in the written table and the plot).",
+    )
+    envs = sorted(
+        set(crs_conv["environment"].to_list()), key=lambda e: crs_figures.ENV_ORDER.get(e, 9)
+    )
     systems = sorted(set(crs_conv["system_id"].to_list()))
     fig, ax = plt.subplots(figsize=(9, 3.6))
     width = 0.8 / max(len(envs), 1)
     for k, env in enumerate(envs):
-        part = dict(crs_conv.filter(pl.col("environment") == env).select("system_id", "n_conversations").iter_rows())
+        part = dict(
+            crs_conv.filter(pl.col("environment") == env)
+            .select("system_id", "n_conversations")
+            .iter_rows()
+        )
         xs = np.arange(len(systems)) + (k - (len(envs) - 1) / 2) * width
-        ax.bar(xs, [part.get(s, 0) for s in systems], width, color=crs_figures.ENV_COLORS.get(env, "#999999"), label=env)
+        ax.bar(
+            xs,
+            [part.get(s, 0) for s in systems],
+            width,
+            color=crs_figures.ENV_COLORS.get(env, "#999999"),
+            label=env,
+        )
     ax.set_xticks(range(len(systems)), systems, rotation=45, ha="right", fontsize=7.5)
     ax.set_xlabel("system")
     ax.set_ylabel("conversations")
     ax.set_title("Conversations per system and environment")
-    ax.legend(title="environment", fontsize=8, title_fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.legend(
+        title="environment",
+        fontsize=8,
+        title_fontsize=8,
+        frameon=False,
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+    )
     R.margins(fig, left=0.6, right=1.15, bottom=R.text_inches(systems, 7.5) * 0.72 + 0.55, top=0.3)
     R.show_figure(fig, "CRS Arena conversations per system and environment")
-    R.show_html('<p class="caption">The share of satisfied users per system, with 95% Wilson intervals, is in '
-                "the table above (written table <code>crsarena_conversations</code>) and plotted in section 10 "
-                "(CRSArena-Dial).</p>")
+    R.show_html(
+        '<p class="caption">The share of satisfied users per system, with 95% Wilson intervals, is in '
+        "the table above (written table <code>crsarena_conversations</code>) and plotted in section 10 "
+        "(CRSArena-Dial).</p>"
+    )
 
     R.show_html("<h3>Leaderboards</h3>")
     published_elo = {
-        r["figure_id"].split(".", 2)[2]: r["published"] for r in comparison.to_dicts() if r["figure_id"].startswith("crsarena.elo.")
+        r["figure_id"].split(".", 2)[2]: r["published"]
+        for r in comparison.to_dicts()
+        if r["figure_id"].startswith("crsarena.elo.")
     }
     shown = leaderboard.with_columns(
-        pl.struct("environment", "system_id").map_elements(
-            lambda s: published_elo.get(f"{s['environment']}.{s['system_id']}"), return_dtype=pl.Float64
-        ).alias("published_elo")
+        pl.struct("environment", "system_id")
+        .map_elements(
+            lambda s: published_elo.get(f"{s['environment']}.{s['system_id']}"),
+            return_dtype=pl.Float64,
+        )
+        .alias("published_elo")
     ).select(
-        "environment", "elo_rank", "system_id", "battles", "wins", "ties", "losses", "win_rate",
-        "elo", "published_elo", "bt_strength", "bt_ci_low", "bt_ci_high", "n_conversations", "satisfaction_rate",
+        "environment",
+        "elo_rank",
+        "system_id",
+        "battles",
+        "wins",
+        "ties",
+        "losses",
+        "win_rate",
+        "elo",
+        "published_elo",
+        "bt_strength",
+        "bt_ci_low",
+        "bt_ci_high",
+        "n_conversations",
+        "satisfaction_rate",
     )
-    R.show_table(shown, decimals={"win_rate": 3, "satisfaction_rate": 3, "elo": 1, "published_elo": 0,
-                                  "bt_strength": 1, "bt_ci_low": 1, "bt_ci_high": 1})
-    lb_envs = [e for e in ("open", "closed", "global") if e in set(leaderboard["environment"].to_list())]
-    fig, axes = plt.subplots(1, len(lb_envs), figsize=(3.6 * len(lb_envs) + 0.6, 3.6), squeeze=False, sharex=True)
+    R.show_table(
+        shown,
+        decimals={
+            "win_rate": 3,
+            "satisfaction_rate": 3,
+            "elo": 1,
+            "published_elo": 0,
+            "bt_strength": 1,
+            "bt_ci_low": 1,
+            "bt_ci_high": 1,
+        },
+    )
+    lb_envs = [
+        e for e in ("open", "closed", "global") if e in set(leaderboard["environment"].to_list())
+    ]
+    fig, axes = plt.subplots(
+        1, len(lb_envs), figsize=(3.6 * len(lb_envs) + 0.6, 3.6), squeeze=False, sharex=True
+    )
     for ax, env in zip(axes[0], lb_envs):
-        part = leaderboard.filter((pl.col("environment") == env) & pl.col("bt_strength").is_not_null()).sort("bt_strength")
+        part = leaderboard.filter(
+            (pl.col("environment") == env) & pl.col("bt_strength").is_not_null()
+        ).sort("bt_strength")
         ys = np.arange(part.height)
         bt = part["bt_strength"].to_numpy()
-        ax.errorbar(bt, ys, xerr=[bt - part["bt_ci_low"].to_numpy(), part["bt_ci_high"].to_numpy() - bt],
-                    fmt="o", ms=4, color="#2f5d8a", ecolor="#9bb3cc", capsize=2, label="Bradley–Terry (95% CI)")
+        ax.errorbar(
+            bt,
+            ys,
+            xerr=[bt - part["bt_ci_low"].to_numpy(), part["bt_ci_high"].to_numpy() - bt],
+            fmt="o",
+            ms=4,
+            color="#2f5d8a",
+            ecolor="#9bb3cc",
+            capsize=2,
+            label="Bradley–Terry (95% CI)",
+        )
         ax.plot(part["elo"].to_numpy(), ys, "D", ms=4, color="#c0504d", label="Elo")
         ax.axvline(1000, color="#999", lw=0.6, ls=":")
         ax.set_yticks(ys, part["system_id"].to_list(), fontsize=7.5)
@@ -554,8 +791,12 @@ else:
     R.show_figure(fig, "CRS leaderboards: Bradley-Terry strengths with intervals and Elo")
 
     R.show_html("<h3>Open vs closed environment</h3>")
-    R.show_table(corr, decimals=3, caption="Correlation over systems of the open-environment and closed-environment "
-                 "Elo ratings and satisfaction rates (published: Elo 0.763 / 0.700, satisfaction 0.843 / 0.726).")
+    R.show_table(
+        corr,
+        decimals=3,
+        caption="Correlation over systems of the open-environment and closed-environment "
+        "Elo ratings and satisfaction rates (published: Elo 0.763 / 0.700, satisfaction 0.843 / 0.726).",
+    )
 
 # %% [markdown]
 # ## 7. ConvSearch search behaviour
@@ -586,12 +827,16 @@ per_dialogue = q(
        order by unit, measure"""
 )
 R.write_table(per_dialogue, "convsearch_search_behaviour")
-ctr = R.with_wilson_interval(q(
-    """select rank, count(*) as n_clicks, count(distinct serp_view_id) as n_serp_views_clicked,
+ctr = R.with_wilson_interval(
+    q(
+        """select rank, count(*) as n_clicks, count(distinct serp_view_id) as n_serp_views_clicked,
               (select count(*) from serp_views) as n_serp_views,
               count(distinct serp_view_id) / (select count(*) from serp_views) as click_through_rate
        from result_clicks where click_type = 'content' group by rank order by rank"""
-), "n_serp_views_clicked", "n_serp_views")
+    ),
+    "n_serp_views_clicked",
+    "n_serp_views",
+)
 R.write_table(ctr, "convsearch_click_through_by_rank")
 dwell = q(
     """with d as (select 'serp' as page_kind, dwell_ms from serp_views where dwell_ms is not null
@@ -607,13 +852,23 @@ if "convsearch" not in PRESENT:
     R.show_absent("convsearch")
 else:
     R.show_table(per_dialogue, decimals=2)
-    R.show_table(ctr, decimals=3, caption="Content clicks by the rank of the clicked result; ci95: Wilson's "
-                 "95% interval of the click-through rate.")
+    R.show_table(
+        ctr,
+        decimals=3,
+        caption="Content clicks by the rank of the clicked result; ci95: Wilson's "
+        "95% interval of the click-through rate.",
+    )
     R.show_table(dwell, decimals=1, caption="Dwell time in seconds.")
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.2))
     if not ctr.is_empty():
-        axes[0].bar(ctr["rank"].to_numpy(), ctr["click_through_rate"].to_numpy(), color=COLORS["convsearch"],
-                    yerr=R.interval_errors(ctr, "click_through_rate"), capsize=2, error_kw={"elinewidth": 0.8})
+        axes[0].bar(
+            ctr["rank"].to_numpy(),
+            ctr["click_through_rate"].to_numpy(),
+            color=COLORS["convsearch"],
+            yerr=R.interval_errors(ctr, "click_through_rate"),
+            capsize=2,
+            error_kw={"elinewidth": 0.8},
+        )
     axes[0].set_xlabel("rank of the clicked result")
     axes[0].set_ylabel("share of SERP views")
     axes[0].set_title("Click-through by rank (95% Wilson interval)")
@@ -621,7 +876,11 @@ else:
                  union all select 'landing_page', dwell_ms from landing_page_views where dwell_ms > 0
                  order by page_kind, dwell_ms""")
     if not times.is_empty():
-        bins = np.logspace(np.log10(max(times["dwell_ms"].min() / 1000, 0.1)), np.log10(times["dwell_ms"].max() / 1000 + 1), 30)
+        bins = np.logspace(
+            np.log10(max(times["dwell_ms"].min() / 1000, 0.1)),
+            np.log10(times["dwell_ms"].max() / 1000 + 1),
+            30,
+        )
         for kind, color in (("serp", "#2f5d8a"), ("landing_page", "#d08a1e")):
             vals = times.filter(pl.col("page_kind") == kind)["dwell_ms"].to_numpy() / 1000
             if len(vals):
@@ -674,15 +933,25 @@ else:
         left = 0.0
         part = grades.filter(pl.col("judgment_kind") == kind)
         for grade, share in zip(part["grade"], part["share"]):
-            axes[0].barh(i, share, left=left, color=grade_colors.get(int(grade), "#999"), label=f"grade {grade}" if i == 0 else None)
+            axes[0].barh(
+                i,
+                share,
+                left=left,
+                color=grade_colors.get(int(grade), "#999"),
+                label=f"grade {grade}" if i == 0 else None,
+            )
             left += share
     axes[0].set_yticks(range(len(kinds)), kinds)
     axes[0].set_xlim(0, 1)
     axes[0].set_xlabel("share of judgments")
     axes[0].set_title("Relevance grades per intent kind")
-    axes[0].legend(fontsize=8, frameon=False, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.25))
+    axes[0].legend(
+        fontsize=8, frameon=False, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.25)
+    )
     sizes = topic_sizes["n_judged"].to_numpy()
-    edges = np.histogram_bin_edges(sizes, bins=20)  # one set of bins for both kinds, so bars compare
+    edges = np.histogram_bin_edges(
+        sizes, bins=20
+    )  # one set of bins for both kinds, so bars compare
     for kind, color in zip(kinds, ("#2f5d8a", "#d08a1e")):
         vals = topic_sizes.filter(pl.col("judgment_kind") == kind)["n_judged"].to_numpy()
         axes[1].hist(vals, bins=edges, alpha=0.6, color=color, label=kind)
@@ -743,27 +1012,57 @@ rounds = q(
        left join selected_spread d using (domain, round)
        order by domain, round"""
 )
-rounds = R.with_mean_interval(rounds, "mean_rating1", "sd_rating1", "n_rating1", prefix="rating1_ci95")
-rounds = R.with_mean_interval(rounds, "mean_rating3", "sd_rating3", "n_rating3", prefix="rating3_ci95")
-rounds = R.with_mean_interval(rounds, "mean_selected_per_impression", "sd_selected", "n_impressions", prefix="selected_ci95")
+rounds = R.with_mean_interval(
+    rounds, "mean_rating1", "sd_rating1", "n_rating1", prefix="rating1_ci95"
+)
+rounds = R.with_mean_interval(
+    rounds, "mean_rating3", "sd_rating3", "n_rating3", prefix="rating3_ci95"
+)
+rounds = R.with_mean_interval(
+    rounds, "mean_selected_per_impression", "sd_selected", "n_impressions", prefix="selected_ci95"
+)
 rounds = rounds.drop("sd_rating1", "n_rating1", "sd_rating3", "n_rating3", "sd_selected")
 R.write_table(rounds, "recoreact_rounds")
 if "recoreact" not in PRESENT:
     R.show_absent("recoreact")
 else:
-    R.show_table(rounds, decimals=2, caption="ci95: Student's t 95% intervals of the means (impressions are the units).")
+    R.show_table(
+        rounds,
+        decimals=2,
+        caption="ci95: Student's t 95% intervals of the means (impressions are the units).",
+    )
     domains = sorted(set(rounds["domain"].to_list()))
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
     for d, (domain, color) in enumerate(zip(domains, ("#2f5d8a", "#c0504d", "#4f8a3c", "#8064a2"))):
         part = rounds.filter(pl.col("domain") == domain).sort("round")
         offset = (d - (len(domains) - 1) / 2) * 0.06
-        for step, style, prefix in (("mean_rating1", "-", "rating1_ci95"), ("mean_rating3", "--", "rating3_ci95")):
-            axes[0].errorbar(part["round"].to_numpy() + offset + (0.02 if style == "--" else -0.02), part[step].to_numpy(),
-                             yerr=R.interval_errors(part, step, prefix), fmt=style, marker="o", ms=3, capsize=2,
-                             elinewidth=0.7, color=color, label=f"{domain} {'first' if step.endswith('1') else 'last'} slate")
-        axes[1].errorbar(part["round"].to_numpy() + offset, part["mean_selected_per_impression"].to_numpy(),
-                         yerr=R.interval_errors(part, "mean_selected_per_impression", "selected_ci95"),
-                         marker="o", ms=3, capsize=2, elinewidth=0.7, color=color, label=domain)
+        for step, style, prefix in (
+            ("mean_rating1", "-", "rating1_ci95"),
+            ("mean_rating3", "--", "rating3_ci95"),
+        ):
+            axes[0].errorbar(
+                part["round"].to_numpy() + offset + (0.02 if style == "--" else -0.02),
+                part[step].to_numpy(),
+                yerr=R.interval_errors(part, step, prefix),
+                fmt=style,
+                marker="o",
+                ms=3,
+                capsize=2,
+                elinewidth=0.7,
+                color=color,
+                label=f"{domain} {'first' if step.endswith('1') else 'last'} slate",
+            )
+        axes[1].errorbar(
+            part["round"].to_numpy() + offset,
+            part["mean_selected_per_impression"].to_numpy(),
+            yerr=R.interval_errors(part, "mean_selected_per_impression", "selected_ci95"),
+            marker="o",
+            ms=3,
+            capsize=2,
+            elinewidth=0.7,
+            color=color,
+            label=domain,
+        )
     axes[0].set_title("Slate ratings (1–9) by round, 95% t intervals")
     axes[0].set_ylabel("mean rating")
     axes[1].set_title("Selected items per impression, 95% t intervals")

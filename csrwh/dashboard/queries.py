@@ -860,7 +860,9 @@ def eval_kinds(db: Reader) -> list[str]:
     if not db.has_table("eval_runs"):
         return []
     kinds = db.df("eval_kinds", "select distinct kind from eval_runs")["kind"].tolist()
-    return sorted(kinds, key=lambda k: (EVAL_KIND_ORDER.index(k) if k in EVAL_KIND_ORDER else 99, k))
+    return sorted(
+        kinds, key=lambda k: (EVAL_KIND_ORDER.index(k) if k in EVAL_KIND_ORDER else 99, k)
+    )
 
 
 def eval_leaderboard(db: Reader, kind: str = "all") -> pd.DataFrame:

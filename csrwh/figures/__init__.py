@@ -31,12 +31,35 @@ from csrwh.figures._metric import Metric
 PUBLISHED_DIR = PROJECT_ROOT / "notebooks" / "published_figures"
 CORPORA: tuple[str, ...] = ("cosrec", "crsarena", "convsearch", "recllmsim", "recoreact")
 COLUMNS = [
-    "figure_id", "corpus", "subsets", "figure", "published", "precision", "metric", "args",
-    "alt_figure", "alt_metric", "alt_args", "definition", "explanation", "source",
+    "figure_id",
+    "corpus",
+    "subsets",
+    "figure",
+    "published",
+    "precision",
+    "metric",
+    "args",
+    "alt_figure",
+    "alt_metric",
+    "alt_args",
+    "definition",
+    "explanation",
+    "source",
 ]
 COMPARISON_COLUMNS = [
-    "figure_id", "corpus", "figure", "definition", "published", "warehouse", "warehouse_rounded",
-    "difference", "alt_figure", "alt_value", "status", "explanation", "source",
+    "figure_id",
+    "corpus",
+    "figure",
+    "definition",
+    "published",
+    "warehouse",
+    "warehouse_rounded",
+    "difference",
+    "alt_figure",
+    "alt_value",
+    "status",
+    "explanation",
+    "source",
 ]
 
 
@@ -79,8 +102,12 @@ def round_as_published(value: float, precision: int) -> float:
     return round(value, precision) + 0.0
 
 
-def compare_row(con, row: Mapping[str, str], present: Mapping[str, Sequence[str]],
-                registry: Mapping[str, Metric]) -> dict[str, Any]:
+def compare_row(
+    con,
+    row: Mapping[str, str],
+    present: Mapping[str, Sequence[str]],
+    registry: Mapping[str, Metric],
+) -> dict[str, Any]:
     corpus, published, precision = row["corpus"], float(row["published"]), int(row["precision"])
     missing = [s for s in row["subsets"].split(";") if s and s not in present.get(corpus, [])]
     args = parse_args(row["args"])
@@ -115,19 +142,35 @@ def compare_row(con, row: Mapping[str, str], present: Mapping[str, Sequence[str]
             status = "differs"
             explanation = row["explanation"]
     return {
-        "figure_id": row["figure_id"], "corpus": corpus, "figure": row["figure"], "definition": definition or None,
-        "published": published, "warehouse": value, "warehouse_rounded": rounded, "difference": difference,
-        "alt_figure": row["alt_figure"] or None, "alt_value": alt_value, "status": status,
-        "explanation": explanation or None, "source": row["source"],
+        "figure_id": row["figure_id"],
+        "corpus": corpus,
+        "figure": row["figure"],
+        "definition": definition or None,
+        "published": published,
+        "warehouse": value,
+        "warehouse_rounded": rounded,
+        "difference": difference,
+        "alt_figure": row["alt_figure"] or None,
+        "alt_value": alt_value,
+        "status": status,
+        "explanation": explanation or None,
+        "source": row["source"],
     }
 
 
-def compare(con, present: Mapping[str, Sequence[str]], published: Sequence[Mapping[str, str]] | None = None):
+def compare(
+    con, present: Mapping[str, Sequence[str]], published: Sequence[Mapping[str, str]] | None = None
+):
     """The comparison table (polars) of every published figure against the warehouse."""
     import polars as pl
 
     registry = metrics()
     rows = [compare_row(con, row, present, registry) for row in (published or load_published())]
     schema = {name: pl.Utf8 for name in COMPARISON_COLUMNS}
-    schema.update({name: pl.Float64 for name in ("published", "warehouse", "warehouse_rounded", "difference", "alt_value")})
+    schema.update(
+        {
+            name: pl.Float64
+            for name in ("published", "warehouse", "warehouse_rounded", "difference", "alt_value")
+        }
+    )
     return pl.DataFrame(rows, schema=schema)

@@ -119,8 +119,11 @@ BY_ASPECT_SQL = """
 def _published(prefix: str) -> dict[str, float]:
     from csrwh.figures import load_published
 
-    return {r["figure_id"]: float(r["published"]) for r in load_published()
-            if r["corpus"] == "cosrec" and r["figure_id"].startswith(prefix)}
+    return {
+        r["figure_id"]: float(r["published"])
+        for r in load_published()
+        if r["corpus"] == "cosrec" and r["figure_id"].startswith(prefix)
+    }
 
 
 def render(con, R, present: bool) -> None:
@@ -147,17 +150,37 @@ def render(con, R, present: bool) -> None:
     )
     published = _published("cosrec.")
     if average.is_empty():
-        R.show_html("<p>No quality ratings in this warehouse (they come with CoSRec-Crowd and -Curated).</p>")
+        R.show_html(
+            "<p>No quality ratings in this warehouse (they come with CoSRec-Crowd and -Curated).</p>"
+        )
     else:
         fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1, 1.25]})
         ax = axes[0]
         lows, highs = average["bin_lower"].to_numpy(), average["bin_upper"].to_numpy()
-        ax.bar(lows, average["n_conversations"].to_numpy(), width=highs - lows, align="edge",
-               color="#2f5d8a", edgecolor="white", label="warehouse")
-        marks = [(lo + 0.25, published.get(f"cosrec.avg_quality.{lo:.1f}-{hi:.1f}")) for lo, hi in zip(lows, highs)]
+        ax.bar(
+            lows,
+            average["n_conversations"].to_numpy(),
+            width=highs - lows,
+            align="edge",
+            color="#2f5d8a",
+            edgecolor="white",
+            label="warehouse",
+        )
+        marks = [
+            (lo + 0.25, published.get(f"cosrec.avg_quality.{lo:.1f}-{hi:.1f}"))
+            for lo, hi in zip(lows, highs)
+        ]
         marks = [(x, y) for x, y in marks if y is not None]
         if marks:
-            ax.scatter(*zip(*marks), marker="_", s=260, color="black", linewidths=2, zorder=3, label="README figure")
+            ax.scatter(
+                *zip(*marks),
+                marker="_",
+                s=260,
+                color="black",
+                linewidths=2,
+                zorder=3,
+                label="README figure",
+            )
         ax.set_xticks(np.append(lows, highs[-1]))
         ax.set_xlabel("average rating (mean of the four aspect means)")
         ax.set_ylabel("conversations")
@@ -171,22 +194,47 @@ def render(con, R, present: bool) -> None:
         for i, name in enumerate(names):
             part = aspects.filter(aspects["aspect"] == name)
             x = part["rating"].to_numpy() - 0.4 + width * (i + 0.5)
-            ax.bar(x, part["n_conversations"].to_numpy(), width=width, color=colors[i % len(colors)], label=name)
-            pub = [(xx, published.get(f"cosrec.aspect_rating.{name}.{r}")) for xx, r in zip(x, part["rating"].to_list())]
+            ax.bar(
+                x,
+                part["n_conversations"].to_numpy(),
+                width=width,
+                color=colors[i % len(colors)],
+                label=name,
+            )
+            pub = [
+                (xx, published.get(f"cosrec.aspect_rating.{name}.{r}"))
+                for xx, r in zip(x, part["rating"].to_list())
+            ]
             pub = [(xx, y) for xx, y in pub if y is not None]
             if pub:
-                ax.scatter(*zip(*pub), marker="_", s=60, color="black", linewidths=1.5, zorder=3,
-                           label="README figure" if i == 0 else None)
+                ax.scatter(
+                    *zip(*pub),
+                    marker="_",
+                    s=60,
+                    color="black",
+                    linewidths=1.5,
+                    zorder=3,
+                    label="README figure" if i == 0 else None,
+                )
         ax.set_xticks(sorted(set(aspects["rating"].to_list())))
         ax.set_xlabel("rating (mean over annotators, rounded half to even)")
         ax.set_ylabel("conversations")
         ax.set_title("Rating per aspect")
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        margins(fig, left=0.6, right=text_inches([*names, "README figure"], 8) + 0.55, bottom=0.55, top=0.3,
-                  wgap=0.75)
+        margins(
+            fig,
+            left=0.6,
+            right=text_inches([*names, "README figure"], 8) + 0.55,
+            bottom=0.55,
+            top=0.3,
+            wgap=0.75,
+        )
         R.show_figure(fig, "CoSRec quality histograms: average rating and rating per aspect")
-        R.show_table(average, decimals={"bin_lower": 1, "bin_upper": 1, "share": 3},
-                     caption="Average quality: an average on an edge counts in the upper bin; the last bin includes 5.")
+        R.show_table(
+            average,
+            decimals={"bin_lower": 1, "bin_upper": 1, "share": 3},
+            caption="Average quality: an average on an edge counts in the upper bin; the last bin includes 5.",
+        )
 
         shown = by_aspect.filter(by_aspect["n_conversations"] > 0)
         subsets = [s for s in ("crowd", "curated", "all") if s in set(shown["subset"].to_list())]
@@ -197,10 +245,28 @@ def render(con, R, present: bool) -> None:
             part = {r["aspect"]: r for r in shown.filter(shown["subset"] == subset).to_dicts()}
             xs = [j - 0.4 + width * (i + 0.5) for j, a in enumerate(order) if a in part]
             ms = [part[a]["mean"] for a in order if a in part]
-            lo = [part[a]["mean"] - (part[a]["ci95_low"] if part[a]["ci95_low"] is not None else part[a]["mean"]) for a in order if a in part]
-            hi = [(part[a]["ci95_high"] if part[a]["ci95_high"] is not None else part[a]["mean"]) - part[a]["mean"] for a in order if a in part]
-            ax.errorbar(xs, ms, yerr=[lo, hi], fmt="o", capsize=3, ms=4,
-                        color=("#2f5d8a", "#d08a1e", "#444444")[i % 3], label=subset)
+            lo = [
+                part[a]["mean"]
+                - (part[a]["ci95_low"] if part[a]["ci95_low"] is not None else part[a]["mean"])
+                for a in order
+                if a in part
+            ]
+            hi = [
+                (part[a]["ci95_high"] if part[a]["ci95_high"] is not None else part[a]["mean"])
+                - part[a]["mean"]
+                for a in order
+                if a in part
+            ]
+            ax.errorbar(
+                xs,
+                ms,
+                yerr=[lo, hi],
+                fmt="o",
+                capsize=3,
+                ms=4,
+                color=("#2f5d8a", "#d08a1e", "#444444")[i % 3],
+                label=subset,
+            )
         ax.set_xticks(range(len(order)), order)
         ax.set_xlim(-0.6, len(order) - 0.4)
         ax.set_ylabel("mean rating (1-5)")
@@ -209,12 +275,17 @@ def render(con, R, present: bool) -> None:
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         margins(fig, left=0.6, right=text_inches(subsets, 8) + 0.7, bottom=0.5, top=0.3)
         R.show_figure(fig, "CoSRec mean quality per aspect and subset with 95% intervals")
-        R.show_table(by_aspect, decimals={"mean": 3, "sd": 3, "ci95_low": 3, "ci95_high": 3},
-                     caption="Means over conversations of each conversation's mean rating; "
-                             "Student's t interval mean ± t(0.975, n−1)·sd/√n.")
+        R.show_table(
+            by_aspect,
+            decimals={"mean": 3, "sd": 3, "ci95_low": 3, "ci95_high": 3},
+            caption="Means over conversations of each conversation's mean rating; "
+            "Student's t interval mean ± t(0.975, n−1)·sd/√n.",
+        )
 
     if judgments.is_empty():
-        R.show_html("<p>No relevance judgments in this warehouse (they come with CoSRec-Curated).</p>")
+        R.show_html(
+            "<p>No relevance judgments in this warehouse (they come with CoSRec-Curated).</p>"
+        )
         return
     fig, ax = plt.subplots(figsize=(10, 3.4))
     colors = {2: "#e6b84a", 1: "#4f8a3c", 0: "#2f5d8a"}
@@ -224,21 +295,43 @@ def render(con, R, present: bool) -> None:
         if part.is_empty():
             continue
         x = part["bin_lower"].to_numpy() + width * (i + 0.5) + 1.25
-        ax.bar(x, part["n_intents"].to_numpy(), width=width, color=colors[grade], label=GRADE_LABELS[grade])
-        pub = [(xx, published.get(f"cosrec.judgments_per_intent.{grade}.{lo}-{lo + 25}"))
-               for xx, lo in zip(x, part["bin_lower"].to_list())]
+        ax.bar(
+            x,
+            part["n_intents"].to_numpy(),
+            width=width,
+            color=colors[grade],
+            label=GRADE_LABELS[grade],
+        )
+        pub = [
+            (xx, published.get(f"cosrec.judgments_per_intent.{grade}.{lo}-{lo + 25}"))
+            for xx, lo in zip(x, part["bin_lower"].to_list())
+        ]
         pub = [(xx, y) for xx, y in pub if y is not None]
         if pub:
-            ax.scatter(*zip(*pub), marker="_", s=50, color="black", linewidths=1.5, zorder=3,
-                       label="README figure" if grade == 2 else None)
+            ax.scatter(
+                *zip(*pub),
+                marker="_",
+                s=50,
+                color="black",
+                linewidths=1.5,
+                zorder=3,
+                label="README figure" if grade == 2 else None,
+            )
     top = int(judgments["bin_upper"].max())
     ax.set_xticks(range(0, top + 1, 25))
     ax.set_xlabel("relevance judgments of the grade per intent (bins of 25)")
     ax.set_ylabel("intents")
     ax.set_title("Relevance judgments per intent, by grade")
     ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    margins(fig, left=0.6, right=text_inches([*GRADE_LABELS.values(), "README figure"], 8) + 0.55,
-              bottom=0.5, top=0.3)
+    margins(
+        fig,
+        left=0.6,
+        right=text_inches([*GRADE_LABELS.values(), "README figure"], 8) + 0.55,
+        bottom=0.5,
+        top=0.3,
+    )
     R.show_figure(fig, "CoSRec relevance judgments per intent by grade")
     n_intents = judgments.filter(judgments["grade"] == 0)["n_intents"].sum()
-    R.show_html(f"<p>{n_intents:,} judged intents; a count on a bin edge goes to the upper bin.</p>")
+    R.show_html(
+        f"<p>{n_intents:,} judged intents; a count on a bin edge goes to the upper bin.</p>"
+    )

@@ -55,8 +55,13 @@ def _dialogue_stat(column: str, words: str) -> Metric:
 
     def value(con, args) -> float | None:
         name = column.format(stat=args.get("stat"))
-        return _lookup(con, "crsarena_dialogue_stats", name, environment=args["environment"],
-                       system_id=args.get("system") or "(all)")
+        return _lookup(
+            con,
+            "crsarena_dialogue_stats",
+            name,
+            environment=args["environment"],
+            system_id=args.get("system") or "(all)",
+        )
 
     return Metric(
         definition=f"{words} — `crsarena_dialogue_stats.{column}` (environment {{environment}}, {_COMBINED}; "
@@ -83,7 +88,11 @@ def _words_by_split(con, args) -> float | None:
     return float(statistics.median(words)) if stat == "median" else float(statistics.mean(words))
 
 
-_STAT_WORDS = {"mean": "mean", "median": "median (middle two averaged)", "sd": "sample standard deviation (n - 1)"}
+_STAT_WORDS = {
+    "mean": "mean",
+    "median": "median (middle two averaged)",
+    "sd": "sample standard deviation (n - 1)",
+}
 
 METRICS = {
     "votes": sql_metric("count of `votes` rows", "select count(*) from votes"),
@@ -108,11 +117,13 @@ METRICS = {
         "`crs_leaderboard.elo_rank` (environment {environment}, system {system})",
         "select elo_rank from crs_leaderboard where environment = $environment and system_id = $system",
     ),
-    "crs_satisfied": _dialogue_stat("n_satisfied", "dialogues whose user ended satisfied (`metadata.sentiment`)"),
+    "crs_satisfied": _dialogue_stat(
+        "n_satisfied", "dialogues whose user ended satisfied (`metadata.sentiment`)"
+    ),
     "crs_frustrated": _dialogue_stat("n_frustrated", "dialogues whose user ended frustrated"),
     "crs_satisfied_share": _dialogue_stat(
         "satisfied_share",
-        "satisfied / (satisfied + frustrated) dialogues — the analysis' \"% Satisfied\", printed with "
+        'satisfied / (satisfied + frustrated) dialogues — the analysis\' "% Satisfied", printed with '
         "Python round(x, 3)",
     ),
     "crs_utterances_stat": _dialogue_stat(
@@ -131,7 +142,7 @@ METRICS = {
     ),
     "crs_battles": sql_metric(
         "battles in environment {environment}: votes whose voter held a dialogue there (the analysis' "
-        "\"battles with valid conversations\") — sum of `crsarena_battle_counts.n_battles`",
+        '"battles with valid conversations") — sum of `crsarena_battle_counts.n_battles`',
         "select sum(n_battles) from crsarena_battle_counts where environment = $environment",
     ),
     "crs_tie_share": sql_metric(
@@ -143,8 +154,14 @@ METRICS = {
     "crs_battle_cell": Metric(
         definition="battles with {system_a} recorded first (crs1) and {system_b} second (crs2), both "
         "environments (`crsarena_battle_counts.n_battles`, environment combined)",
-        fn=lambda con, args: _lookup(con, "crsarena_battle_counts", "n_battles", environment="combined",
-                                     system_a=args["system_a"], system_b=args["system_b"]),
+        fn=lambda con, args: _lookup(
+            con,
+            "crsarena_battle_counts",
+            "n_battles",
+            environment="combined",
+            system_a=args["system_a"],
+            system_b=args["system_b"],
+        ),
     ),
     "crs_vote_results": sql_metric(
         "dialogues of environment {environment} whose vote result, as tool/merge.py derives it, is "
@@ -194,8 +211,10 @@ def open_closed_correlation(con, quantity: str, method: str) -> tuple[float | No
     return fn([p[1] for p in pairs], [p[2] for p in pairs]), len(pairs)
 
 
-@fn_metric("{method} correlation over systems of the open- and closed-environment {quantity} "
-           "(`crs_leaderboard`; systems with a value in both)")
+@fn_metric(
+    "{method} correlation over systems of the open- and closed-environment {quantity} "
+    "(`crs_leaderboard`; systems with a value in both)"
+)
 def _open_closed_correlation(con, args) -> float | None:
     return open_closed_correlation(con, args["quantity"], args["method"])[0]
 
@@ -237,7 +256,12 @@ def parse_external(text: str) -> dict[str, float]:
 )
 def _elo_external(con, args) -> float | None:
     external = parse_external(args["values"])
-    elo = dict(rows(con, "select system_id, elo from crs_leaderboard where environment = 'global' and elo is not null"))
+    elo = dict(
+        rows(
+            con,
+            "select system_id, elo from crs_leaderboard where environment = 'global' and elo is not null",
+        )
+    )
     systems = sorted(s for s in external if s in elo)
     return spearman([elo[s] for s in systems], [external[s] for s in systems])
 
@@ -248,16 +272,43 @@ METRICS["crs_elo_external_spearman"] = _elo_external
 # --------------------------------------------------------------------------- the report
 
 STATS_COLUMNS = [
-    "environment", "system_id", "n_dialogues", "n_satisfied", "n_frustrated", "satisfied_share",
-    "n_utterances", "utterances_mean", "utterances_median", "utterances_sd",
-    "words_mean", "words_median", "words_sd",
+    "environment",
+    "system_id",
+    "n_dialogues",
+    "n_satisfied",
+    "n_frustrated",
+    "satisfied_share",
+    "n_utterances",
+    "utterances_mean",
+    "utterances_median",
+    "utterances_sd",
+    "words_mean",
+    "words_median",
+    "words_sd",
 ]
-BATTLE_COLUMNS = ["environment", "system_a", "system_b", "n_votes", "n_battles", "n_wins_a", "n_wins_b", "n_ties"]
+BATTLE_COLUMNS = [
+    "environment",
+    "system_a",
+    "system_b",
+    "n_votes",
+    "n_battles",
+    "n_wins_a",
+    "n_wins_b",
+    "n_ties",
+]
 TIE_COLUMNS = ["environment", "n_battles", "n_ties", "tie_share"]
 VOTE_RESULT_COLUMNS = ["environment", "vote_result", "n_dialogues"]
 DIVERSITY_COLUMNS = [
-    "subset", "system_id", "side", "variant", "n_conversations", "n_utterances", "n_words",
-    "is_truncated", "distinct_1", "distinct_2",
+    "subset",
+    "system_id",
+    "side",
+    "variant",
+    "n_conversations",
+    "n_utterances",
+    "n_words",
+    "is_truncated",
+    "distinct_1",
+    "distinct_2",
 ]
 ENV_ORDER = {"open": 0, "closed": 1, "combined": 2}
 ENV_COLORS = {"open": "#2f5d8a", "closed": "#c0504d", "combined": "#4f8a3c"}
@@ -284,7 +335,7 @@ def _tables(R, con) -> dict[str, pl.DataFrame]:
                from crsarena_vote_results group by environment, vote_result order by environment, vote_result"""
         ),
         "crsarena_text_diversity": q(
-            f"""select {', '.join(DIVERSITY_COLUMNS)} from text_diversity where corpus = 'crsarena'
+            f"""select {", ".join(DIVERSITY_COLUMNS)} from text_diversity where corpus = 'crsarena'
                 order by subset, system_id, side, variant"""
         ),
     }
@@ -310,9 +361,15 @@ def render(con, R, present: bool) -> None:
 
 def _env_sorted(frame: pl.DataFrame, *then: str) -> pl.DataFrame:
     """Rows in the analysis' order: open, closed, combined (then by ``then``)."""
-    return frame.with_columns(
-        pl.col("environment").replace_strict(ENV_ORDER, default=9, return_dtype=pl.Int64).alias("_order")
-    ).sort("_order", *then).drop("_order")
+    return (
+        frame.with_columns(
+            pl.col("environment")
+            .replace_strict(ENV_ORDER, default=9, return_dtype=pl.Int64)
+            .alias("_order")
+        )
+        .sort("_order", *then)
+        .drop("_order")
+    )
 
 
 def _render_dialogues(R, plt, dialogue_stats: pl.DataFrame) -> None:
@@ -323,11 +380,31 @@ def _render_dialogues(R, plt, dialogue_stats: pl.DataFrame) -> None:
         "sides; mean ± sample s.d. and median). <code>crsarena_dialogue_stats</code>.</p>"
     )
     shown = _env_sorted(dialogue_stats, "system_id").select(
-        "environment", "system_id", "n_dialogues", "n_satisfied", "n_frustrated", "satisfied_share",
-        "utterances_mean", "utterances_sd", "utterances_median", "words_mean", "words_sd", "words_median",
+        "environment",
+        "system_id",
+        "n_dialogues",
+        "n_satisfied",
+        "n_frustrated",
+        "satisfied_share",
+        "utterances_mean",
+        "utterances_sd",
+        "utterances_median",
+        "words_mean",
+        "words_sd",
+        "words_median",
     )
-    R.show_table(shown, decimals={"satisfied_share": 3, "utterances_mean": 3, "utterances_sd": 3,
-                                  "utterances_median": 1, "words_mean": 3, "words_sd": 3, "words_median": 1})
+    R.show_table(
+        shown,
+        decimals={
+            "satisfied_share": 3,
+            "utterances_mean": 3,
+            "utterances_sd": 3,
+            "utterances_median": 1,
+            "words_mean": 3,
+            "words_sd": 3,
+            "words_median": 1,
+        },
+    )
     per_system = dialogue_stats.filter(pl.col("system_id") != "(all)")
     systems = sorted(set(per_system["system_id"].to_list()))
     if not systems:
@@ -346,34 +423,75 @@ def _render_dialogues(R, plt, dialogue_stats: pl.DataFrame) -> None:
         share = np.array([k_ / n_ if n_ else np.nan for k_, n_ in zip(satisfied, with_sentiment)])
         low = np.array([np.nan if b[0] is None else b[0] for b in bounds])
         high = np.array([np.nan if b[1] is None else b[1] for b in bounds])
-        ax.barh(ys + offset, share, height, color=ENV_COLORS[env], label=env,
-                xerr=[np.nan_to_num(share - low), np.nan_to_num(high - share)], capsize=2,
-                error_kw={"elinewidth": 0.8})
+        ax.barh(
+            ys + offset,
+            share,
+            height,
+            color=ENV_COLORS[env],
+            label=env,
+            xerr=[np.nan_to_num(share - low), np.nan_to_num(high - share)],
+            capsize=2,
+            error_kw={"elinewidth": 0.8},
+        )
     ax.set_yticks(ys, systems, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of dialogues whose user ended satisfied (95% Wilson interval)")
     ax.set_title("User satisfaction per CRS")
-    ax.legend(title="environment", fontsize=8, title_fontsize=8, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    ax.legend(
+        title="environment",
+        fontsize=8,
+        title_fontsize=8,
+        frameon=False,
+        loc="center left",
+        bbox_to_anchor=(1.0, 0.5),
+    )
     margins(fig, left=text_inches(systems, 8) + 0.2, right=1.1, bottom=0.5, top=0.3)
-    R.show_figure(fig, "CRSArena share of satisfied users per CRS and environment with 95% intervals")
+    R.show_figure(
+        fig, "CRSArena share of satisfied users per CRS and environment with 95% intervals"
+    )
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.45 * len(systems) + 1.6), sharey=True)
-    for ax, quantity, count, label in ((axes[0], "utterances", "n_dialogues", "utterances per dialogue"),
-                                       (axes[1], "words", "n_utterances", "words per utterance")):
+    for ax, quantity, count, label in (
+        (axes[0], "utterances", "n_dialogues", "utterances per dialogue"),
+        (axes[1], "words", "n_utterances", "words per utterance"),
+    ):
         for k, env in enumerate([e for e in envs if e != "combined"]):
             offset = (k - 0.5) * 0.3
             rows_ = [value.get((env, s), {}) for s in systems]
-            means = np.array([np.nan if r.get(f"{quantity}_mean") is None else r[f"{quantity}_mean"] for r in rows_])
-            bounds = [mean_interval(r.get(f"{quantity}_mean"), r.get(f"{quantity}_sd"), r.get(count)) for r in rows_]
+            means = np.array(
+                [
+                    np.nan if r.get(f"{quantity}_mean") is None else r[f"{quantity}_mean"]
+                    for r in rows_
+                ]
+            )
+            bounds = [
+                mean_interval(r.get(f"{quantity}_mean"), r.get(f"{quantity}_sd"), r.get(count))
+                for r in rows_
+            ]
             low = np.array([np.nan if b[0] is None else b[0] for b in bounds])
             high = np.array([np.nan if b[1] is None else b[1] for b in bounds])
             medians = [r.get(f"{quantity}_median") for r in rows_]
-            ax.errorbar(means, ys + offset, xerr=[np.nan_to_num(means - low), np.nan_to_num(high - means)],
-                        fmt="o", ms=4, capsize=2, color=ENV_COLORS[env], elinewidth=0.8,
-                        label=f"{env}: mean, 95% t interval")
-            ax.plot([np.nan if m is None else m for m in medians], ys + offset, "|", ms=9, mew=1.6,
-                    color=ENV_COLORS[env], label=f"{env}: median")
+            ax.errorbar(
+                means,
+                ys + offset,
+                xerr=[np.nan_to_num(means - low), np.nan_to_num(high - means)],
+                fmt="o",
+                ms=4,
+                capsize=2,
+                color=ENV_COLORS[env],
+                elinewidth=0.8,
+                label=f"{env}: mean, 95% t interval",
+            )
+            ax.plot(
+                [np.nan if m is None else m for m in medians],
+                ys + offset,
+                "|",
+                ms=9,
+                mew=1.6,
+                color=ENV_COLORS[env],
+                label=f"{env}: median",
+            )
         ax.set_xlabel(label)
         ax.set_xlim(left=0)
         ax.grid(True, axis="x", linestyle=":", linewidth=0.6)
@@ -394,7 +512,9 @@ def _render_battles(R, plt, battles: pl.DataFrame, ties: pl.DataFrame) -> None:
         "is a vote whose voter held a dialogue in the same environment. "
         "<code>crsarena_battle_counts</code>.</p>"
     )
-    R.show_table(_env_sorted(ties), decimals=3, caption="Battles and the share voted a tie per environment.")
+    R.show_table(
+        _env_sorted(ties), decimals=3, caption="Battles and the share voted a tie per environment."
+    )
     combined = battles.filter(pl.col("environment") == "combined")
     systems = sorted(set(combined["system_a"].to_list()) | set(combined["system_b"].to_list()))
     if not systems:
@@ -414,7 +534,9 @@ def _render_battles(R, plt, battles: pl.DataFrame, ties: pl.DataFrame) -> None:
     ax.set_title("Battles per ordered pair (open + closed)")
     names_in = text_inches(systems, 8)
     margins(fig, left=names_in + 0.55, right=0.3, bottom=names_in * 0.72 + 0.55, top=0.3)
-    fig.colorbar(image, ax=ax, label="battles", shrink=0.8)  # after margins: it takes its room from ax
+    fig.colorbar(
+        image, ax=ax, label="battles", shrink=0.8
+    )  # after margins: it takes its room from ax
     R.show_figure(fig, "CRSArena battle counts per ordered pair of CRSs")
 
 
@@ -427,8 +549,12 @@ def _render_vote_results(R, vote_results: pl.DataFrame) -> None:
     )
     if vote_results.is_empty():
         return
-    wide = vote_results.pivot(on="vote_result", index="environment", values="n_dialogues", sort_columns=True).fill_null(0)
-    R.show_table(_env_sorted(wide), decimals=0, caption="Dialogues per vote result and environment.")
+    wide = vote_results.pivot(
+        on="vote_result", index="environment", values="n_dialogues", sort_columns=True
+    ).fill_null(0)
+    R.show_table(
+        _env_sorted(wide), decimals=0, caption="Dialogues per vote result and environment."
+    )
 
 
 def _render_diversity(R, plt, diversity: pl.DataFrame) -> None:
@@ -438,11 +564,24 @@ def _render_diversity(R, plt, diversity: pl.DataFrame) -> None:
         "seed 42, each cut to 7,012 words, mean Distinct-n; published Distinct-2: open 0.527, closed "
         "0.538) beside a <em>plain</em> one (all utterances, lower-cased whitespace tokens, no "
         "truncation), also per side. <code>text_diversity</code> (every corpus) holds the same per "
-        "system; rows whose words do not exceed 7,012 are not truncated (" + html.escape("is_truncated") + ").</p>"
+        "system; rows whose words do not exceed 7,012 are not truncated ("
+        + html.escape("is_truncated")
+        + ").</p>"
     )
     overall = diversity.filter(pl.col("system_id") == "(all)")
-    R.show_table(overall.select("subset", "side", "variant", "n_utterances", "n_words", "is_truncated",
-                                "distinct_1", "distinct_2"), decimals=3)
+    R.show_table(
+        overall.select(
+            "subset",
+            "side",
+            "variant",
+            "n_utterances",
+            "n_words",
+            "is_truncated",
+            "distinct_1",
+            "distinct_2",
+        ),
+        decimals=3,
+    )
     if overall.is_empty():
         return
     subsets = [s for s in ("open", "closed", "(all)") if s in set(overall["subset"].to_list())]
@@ -450,13 +589,21 @@ def _render_diversity(R, plt, diversity: pl.DataFrame) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), sharey=True)
     width = 0.8 / len(subsets)
     for ax, variant in zip(axes, ("dataset", "plain")):
-        part = {(r["subset"], r["side"]): r for r in overall.filter(pl.col("variant") == variant).to_dicts()}
+        part = {
+            (r["subset"], r["side"]): r
+            for r in overall.filter(pl.col("variant") == variant).to_dicts()
+        }
         for k, subset in enumerate(subsets):
             xs = np.arange(len(sides)) + (k - (len(subsets) - 1) / 2) * width
             values = [part.get((subset, side), {}).get("distinct_2") for side in sides]
             color = ENV_COLORS.get(subset, "#4f8a3c")
-            ax.bar(xs, [np.nan if v is None else v for v in values], width, color=color,
-                   label="both environments" if subset == "(all)" else subset)
+            ax.bar(
+                xs,
+                [np.nan if v is None else v for v in values],
+                width,
+                color=color,
+                label="both environments" if subset == "(all)" else subset,
+            )
         ax.set_xticks(range(len(sides)), ["all utterances", "user", "system"])
         ax.set_title(f"Distinct-2, {variant} variant")
         ax.set_ylim(0, 1)

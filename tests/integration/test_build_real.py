@@ -48,7 +48,11 @@ def test_cosrec_counts_match_the_files(real_build, real_corpora: Path) -> None:
     _, con = real_build
     figures = stats(con)
     for partition in ("crowd", "curated"):
-        lines = (real_corpora / "cosrec/dataset" / partition / "conversations.jsonl").read_text("utf-8").splitlines()
+        lines = (
+            (real_corpora / "cosrec/dataset" / partition / "conversations.jsonl")
+            .read_text("utf-8")
+            .splitlines()
+        )
         texts = [next(iter(json.loads(line).values())) for line in lines if line.strip()]
         utterances = [u for text in texts for u in text.split("\n") if u.startswith(("U:", "S:"))]
         row = figures[("cosrec", partition)]
@@ -61,16 +65,29 @@ def test_crsarena_counts_match_the_files(real_build, real_corpora: Path) -> None
     _, con = real_build
     figures = stats(con)
     for environment in ("open", "closed"):
-        dialogues = json.loads((real_corpora / f"crsarena-dial/data/crs_arena_dial_{environment}.json").read_text("utf-8"))
+        dialogues = json.loads(
+            (real_corpora / f"crsarena-dial/data/crs_arena_dial_{environment}.json").read_text(
+                "utf-8"
+            )
+        )
         row = figures[("crsarena", environment)]
         assert row["n_conversations"] == len(dialogues)
         assert row["n_turns"] == sum(len(d["conversation"]) for d in dialogues)
         assert row["n_user_turns"] == sum(
             u["participant"] == "USER" for d in dialogues for u in d["conversation"]
         )
-        with open(real_corpora / f"crsarena-dial/data/votes_{environment}.csv", newline="", encoding="utf-8") as fh:
+        with open(
+            real_corpora / f"crsarena-dial/data/votes_{environment}.csv",
+            newline="",
+            encoding="utf-8",
+        ) as fh:
             n_votes = sum(1 for _ in csv.DictReader(fh))
-        assert con.execute("select count(*) from votes where environment = ?", [environment]).fetchall()[0][0] == n_votes
+        assert (
+            con.execute(
+                "select count(*) from votes where environment = ?", [environment]
+            ).fetchall()[0][0]
+            == n_votes
+        )
 
 
 def test_recllmsim_counts_match_the_files(real_build, real_corpora: Path) -> None:
@@ -94,7 +111,13 @@ def test_recllmsim_counts_match_the_files(real_build, real_corpora: Path) -> Non
 
 def test_relevance_judgments_cover_every_qrels_line(real_build, real_corpora: Path) -> None:
     _, con = real_build
-    lines = [l for l in (real_corpora / "cosrec/dataset/curated/qrels.qrels").read_text("utf-8").splitlines() if l.strip()]
+    lines = [
+        l
+        for l in (real_corpora / "cosrec/dataset/curated/qrels.qrels")
+        .read_text("utf-8")
+        .splitlines()
+        if l.strip()
+    ]
     kinds = con.execute(
         "select judgment_kind, count(*) from relevance_judgments group by 1 order by 1"
     ).fetchall()
@@ -104,13 +127,28 @@ def test_relevance_judgments_cover_every_qrels_line(real_build, real_corpora: Pa
     }
 
 
-RATED_ITEMS = {"Detail": "Detail Level", "Availability": "Practical Usefulness", "Diversity": "Diversity"}
-OPTION_SCORES = {"详细": 2, "一般": 1, "简略": 0, "很有用": 2, "有一定参考": 1, "不可用": 0, "结果多样": 2, "结果单一": 0}
+RATED_ITEMS = {
+    "Detail": "Detail Level",
+    "Availability": "Practical Usefulness",
+    "Diversity": "Diversity",
+}
+OPTION_SCORES = {
+    "详细": 2,
+    "一般": 1,
+    "简略": 0,
+    "很有用": 2,
+    "有一定参考": 1,
+    "不可用": 0,
+    "结果多样": 2,
+    "结果单一": 0,
+}
 
 
 def _human_files(real_corpora: Path) -> list[Path]:
     return sorted(
-        p for release in ("real_human_user", "human_exp_V2") for p in (real_corpora / "recllmsim" / release).rglob("*.json")
+        p
+        for release in ("real_human_user", "human_exp_V2")
+        for p in (real_corpora / "recllmsim" / release).rglob("*.json")
     )
 
 
@@ -148,7 +186,10 @@ def test_tasks_and_profiles_from_plain_sql(real_build, real_corpora: Path) -> No
     """statistics/basic_statistics.py's #Tasks / #Profiles (all tasks): distinct task_context and
     distinct preference (simulated) or release/User_k folder (human), marts vs files."""
     _, con = real_build
-    sim = [json.loads(p.read_text("utf-8")) for p in (real_corpora / "recllmsim/LLM_agent_user").rglob("*.json")]
+    sim = [
+        json.loads(p.read_text("utf-8"))
+        for p in (real_corpora / "recllmsim/LLM_agent_user").rglob("*.json")
+    ]
     human = _human_files(real_corpora)
     expected = {
         "sim": (len({d["task_context"] for d in sim}), len({d["preference"] for d in sim})),
@@ -171,7 +212,9 @@ def test_tasks_and_profiles_from_plain_sql(real_build, real_corpora: Path) -> No
     assert {side: (tasks, profiles) for side, tasks, profiles in rows} == expected
 
 
-def test_every_questionnaire_answer_and_behaviour_label_is_in_the_marts(real_build, real_corpora: Path) -> None:
+def test_every_questionnaire_answer_and_behaviour_label_is_in_the_marts(
+    real_build, real_corpora: Path
+) -> None:
     _, con = real_build
     answers = labels = finals = 0
     for path in sorted((real_corpora / "recllmsim").rglob("*.json")):
@@ -188,9 +231,12 @@ def test_every_questionnaire_answer_and_behaviour_label_is_in_the_marts(real_bui
         "select count(*), count(*) filter (where is_final) from behaviour_labels"
     ).fetchone()
     assert (n_answers, n_labels, n_finals) == (answers, labels, finals)
-    assert con.execute(
-        "select count(*) from ratings where corpus = 'recllmsim' and value is null"
-    ).fetchone()[0] == 0
+    assert (
+        con.execute(
+            "select count(*) from ratings where corpus = 'recllmsim' and value is null"
+        ).fetchone()[0]
+        == 0
+    )
 
 
 def test_lineage_is_complete_and_nothing_new_on_the_real_corpora(real_build) -> None:
@@ -229,13 +275,17 @@ def test_python_load_returns_every_conversation_once_with_chat_roles(real_build)
 
 
 @pytest.mark.parametrize("order", ["perfect", "reversed", "shuffled"])
-def test_run_evaluation_on_the_real_qrels_agrees_with_an_independent_computation(real_build, order: str) -> None:
+def test_run_evaluation_on_the_real_qrels_agrees_with_an_independent_computation(
+    real_build, order: str
+) -> None:
     import importlib.util
     import sys
 
     from csrwh import evaluate as E
 
-    spec = importlib.util.spec_from_file_location("test_evaluate_unit", Path(__file__).parents[1] / "unit" / "test_evaluate.py")
+    spec = importlib.util.spec_from_file_location(
+        "test_evaluate_unit", Path(__file__).parents[1] / "unit" / "test_evaluate.py"
+    )
     unit = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("test_evaluate_unit", unit)
     spec.loader.exec_module(unit)
@@ -246,6 +296,18 @@ def test_run_evaluation_on_the_real_qrels_agrees_with_an_independent_computation
         result = E.evaluate(run, judgments, ["nDCG@10", "P@5"], kind=kind)
         expected = unit.independent(run, judgments)
         for name, value in expected.items():
-            assert abs(result.aggregate[name] - value) <= 1e-6, (kind, name, result.aggregate[name], value)
-        assert result.n_topics_evaluated == result.n_topics_qrels == len({t for t, _, _ in judgments})
-    assert E.evaluate(unit.make_run(E.qrels(con), "perfect"), E.qrels(con), ["nDCG@10"]).aggregate["nDCG@10"] == 1.0
+            assert abs(result.aggregate[name] - value) <= 1e-6, (
+                kind,
+                name,
+                result.aggregate[name],
+                value,
+            )
+        assert (
+            result.n_topics_evaluated == result.n_topics_qrels == len({t for t, _, _ in judgments})
+        )
+    assert (
+        E.evaluate(unit.make_run(E.qrels(con), "perfect"), E.qrels(con), ["nDCG@10"]).aggregate[
+            "nDCG@10"
+        ]
+        == 1.0
+    )

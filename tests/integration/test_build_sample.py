@@ -42,7 +42,9 @@ def test_sample_build_publishes_every_corpus(sample_build) -> None:
     _, warehouse, result = sample_build
     assert result.published and result.dbt.success and result.dbt.warnings == []
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        corpora = {c for (c,) in con.execute("select distinct corpus from conversations").fetchall()}
+        corpora = {
+            c for (c,) in con.execute("select distinct corpus from conversations").fetchall()
+        }
         build_id = con.execute("select build_id from build_info").fetchall()[0][0]
     assert corpora == CORPORA
     assert build_id == result.build_id
@@ -66,7 +68,9 @@ def test_sample_build_passes_every_critical_expectation(sample_build) -> None:
     assert failed == [] and n_results > 200
 
 
-def test_changed_input_rebuilds_and_republishes_in_the_same_process(sample_build, tmp_path: Path) -> None:
+def test_changed_input_rebuilds_and_republishes_in_the_same_process(
+    sample_build, tmp_path: Path
+) -> None:
     """A second gated build in one process sees the new file, not a cached old database."""
     data, warehouse, _ = sample_build
     changed = tmp_path / "changed"
@@ -125,7 +129,9 @@ def test_generic_tests_fail_on_corrupted_marts(sample_build, tmp_path: Path) -> 
             "update main.ratings set value_normalized = 1.5 where rowid = (select min(rowid) from main.ratings)"
         )
         # a NULL where none is allowed
-        con.execute("update main.ratings set rater_kind = null where rowid = (select max(rowid) from main.ratings)")
+        con.execute(
+            "update main.ratings set rater_kind = null where rowid = (select max(rowid) from main.ratings)"
+        )
         # a duplicated conversation
         con.execute("insert into main.conversations select * from main.conversations limit 1")
         # a CoSRec intent moved onto a system turn
@@ -149,7 +155,9 @@ def test_generic_tests_fail_on_corrupted_marts(sample_build, tmp_path: Path) -> 
     assert "on_turns_with_role_intents" in failed
     assert "not_null_columns_ratings" in failed
 
-    clean = run_dbt(["test", "--select", "turns", "ratings", "conversations", "intents"], warehouse, quiet=True)
+    clean = run_dbt(
+        ["test", "--select", "turns", "ratings", "conversations", "intents"], warehouse, quiet=True
+    )
     assert clean.success, clean.failures
 
 
@@ -158,7 +166,9 @@ def test_every_cookbook_query_runs(sample_build) -> None:
 
     from csrwh.config import PROJECT_ROOT
 
-    spec = importlib.util.spec_from_file_location("cookbook", PROJECT_ROOT / "scripts" / "cookbook.py")
+    spec = importlib.util.spec_from_file_location(
+        "cookbook", PROJECT_ROOT / "scripts" / "cookbook.py"
+    )
     cookbook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cookbook)
     _, warehouse, _ = sample_build
@@ -176,7 +186,9 @@ def test_build_on_a_single_corpus(tmp_path: Path, isolated_dbt_target: Path) -> 
     result = build(data, warehouse)
     assert result.published and result.dbt.warnings == []
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        assert con.execute("select distinct corpus from conversations").fetchall() == [("recllmsim",)]
+        assert con.execute("select distinct corpus from conversations").fetchall() == [
+            ("recllmsim",)
+        ]
         assert con.execute("select count(*) from crs_leaderboard").fetchall() == [(0,)]
 
 
@@ -190,7 +202,9 @@ def test_strict_build_refuses_rejected_records(sample_build, tmp_path: Path) -> 
     with pytest.raises(CsrwhError, match="rejected record"):
         build(bad_data, warehouse, strict=True)
     assert sha256(warehouse) == before
-    lenient = build(bad_data, warehouse, allow_rejects=True)  # accepting the new reject, the good records land
+    lenient = build(
+        bad_data, warehouse, allow_rejects=True
+    )  # accepting the new reject, the good records land
     assert lenient.published and lenient.records_rejected == 1
 
 
@@ -208,7 +222,9 @@ def test_a_never_seen_release_lands_publishes_and_is_named(tmp_path: Path) -> No
         record = json.loads(template.read_text("utf-8"))
         record["chat_model"] = "gpt-9-imaginary"
         record["mood_after_chat"] = "relieved"
-        record["questionnaire"].append({"query": "对话是否流畅？", "summary": "Fluency", "option": "很流畅"})
+        record["questionnaire"].append(
+            {"query": "对话是否流畅？", "summary": "Fluency", "option": "很流畅"}
+        )
         new_file = data / "recllmsim" / "human_exp_V3" / "User_0" / "旅行规划" / "0.json"
         new_file.parent.mkdir(parents=True)
         new_file.write_text(json.dumps(record, ensure_ascii=False), "utf-8")
@@ -230,7 +246,11 @@ def test_a_never_seen_release_lands_publishes_and_is_named(tmp_path: Path) -> No
             "select system_id, subset, n_turns from conversations where conversation_id = ?",
             [conversation_id],
         ).fetchone()
-        assert (system_id, subset, n_turns) == ("gpt-9-imaginary", "human_exp_V3", len(record["history"]))
+        assert (system_id, subset, n_turns) == (
+            "gpt-9-imaginary",
+            "human_exp_V3",
+            len(record["history"]),
+        )
         assert con.execute(
             "select count(*) from turns where conversation_id = ?", [conversation_id]
         ).fetchone()[0] == len(record["history"])
@@ -250,7 +270,11 @@ def test_closed_rule_value_given_or_raw_fails_on_a_corrupted_mart(sample_build) 
     corrupted = warehouse.with_name("corrupted_ratings.duckdb")
     shutil.copy(warehouse, corrupted)
     with duckdb.connect(str(corrupted)) as con:
-        con.execute("update ratings set value = null, raw_value = null where corpus = 'recllmsim' and aspect = 'satisfaction'")
-    outcome = run_dbt(["test", "--select", "ratings,test_name:value_given_or_raw"], corrupted, quiet=True)
+        con.execute(
+            "update ratings set value = null, raw_value = null where corpus = 'recllmsim' and aspect = 'satisfaction'"
+        )
+    outcome = run_dbt(
+        ["test", "--select", "ratings,test_name:value_given_or_raw"], corrupted, quiet=True
+    )
     assert not outcome.success
     assert any("value_given_or_raw" in failure for failure in outcome.failures)

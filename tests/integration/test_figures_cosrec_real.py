@@ -22,7 +22,6 @@ from csrwh.figures import compare, load_published
 pytestmark = pytest.mark.integration
 
 
-
 @pytest.fixture(scope="module")
 def warehouse(real_warehouse: Path) -> Path:
     return real_warehouse
@@ -44,14 +43,21 @@ def test_conversation_quality_has_every_rated_cosrec_conversation(warehouse: Pat
 def test_readme_histograms_compare_as_documented(warehouse: Path) -> None:
     con = R.connect(warehouse)
     try:
-        rows = [r for r in load_published() if r["figure_id"].startswith(
-            ("cosrec.avg_quality.", "cosrec.aspect_rating.", "cosrec.judgments_per_intent."))]
+        rows = [
+            r
+            for r in load_published()
+            if r["figure_id"].startswith(
+                ("cosrec.avg_quality.", "cosrec.aspect_rating.", "cosrec.judgments_per_intent.")
+            )
+        ]
         table = {r["figure_id"]: r for r in compare(con, R.present_corpora(con), rows).to_dicts()}
     finally:
         con.close()
     assert len(table) == 61
-    lowest = {"cosrec.avg_quality.1.0-1.5"} | {f"cosrec.aspect_rating.{a}.1" for a in
-                                               ("fluency", "informativeness", "logicality", "coherence")}
+    lowest = {"cosrec.avg_quality.1.0-1.5"} | {
+        f"cosrec.aspect_rating.{a}.1"
+        for a in ("fluency", "informativeness", "logicality", "coherence")
+    }
     explained = {"cosrec.avg_quality.3.5-4.0", "cosrec.avg_quality.4.0-4.5"}
     for figure_id, row in table.items():
         if figure_id in lowest:
@@ -62,5 +68,9 @@ def test_readme_histograms_compare_as_documented(warehouse: Path) -> None:
         else:
             assert row["status"] == "match", row
     # the README's quality figures each count 312 conversations, the files 311
-    assert sum(r["warehouse"] for i, r in table.items() if i.startswith("cosrec.avg_quality.")) == 311
-    assert sum(r["published"] for i, r in table.items() if i.startswith("cosrec.avg_quality.")) == 312
+    assert (
+        sum(r["warehouse"] for i, r in table.items() if i.startswith("cosrec.avg_quality.")) == 311
+    )
+    assert (
+        sum(r["published"] for i, r in table.items() if i.startswith("cosrec.avg_quality.")) == 312
+    )

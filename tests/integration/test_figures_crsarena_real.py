@@ -63,7 +63,9 @@ def distinct2_by_the_definition(lines: list[str]) -> float:
             count += len(words)
         bigrams = []
         for line in kept:
-            tokens = [t for t in line.lower().replace(".", "").replace("\n", "").split(" ") if t != ""]
+            tokens = [
+                t for t in line.lower().replace(".", "").replace("\n", "").split(" ") if t != ""
+            ]
             bigrams += list(pairwise(tokens))
         values.append(len(set(bigrams)) / len(bigrams) if bigrams else 0.0)
     return sum(values) / 100
@@ -72,9 +74,11 @@ def distinct2_by_the_definition(lines: list[str]) -> float:
 def test_distinct2_is_published_and_the_mart_holds_it(real) -> None:
     folder, warehouse = real
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        mart = dict(con.execute("""select subset, distinct_2 from text_diversity where corpus = 'crsarena'
+        mart = dict(
+            con.execute("""select subset, distinct_2 from text_diversity where corpus = 'crsarena'
                                    and system_id = '(all)' and side = 'all' and variant = 'dataset'
-                                   and subset in ('open', 'closed')""").fetchall())
+                                   and subset in ('open', 'closed')""").fetchall()
+        )
     for env, published in (("open", 0.527), ("closed", 0.538)):
         lines = [turn["utterance"] for d in dialogues(folder, env) for turn in d["conversation"]]
         value = distinct2_by_the_definition(lines)
@@ -96,13 +100,26 @@ def test_vote_results_are_merge_tools(real) -> None:
             user, agent = d["user"]["id"], d["agent"]["id"]
             found = [v for v in kept if v["user_id"] == user and agent in (v["crs1"], v["crs2"])]
             assert len(found) <= 1  # the tool would stop otherwise
-            result = "no_vote" if not found else (
-                "tie" if found[0]["vote"] == "tie" else "win" if found[0]["vote"] == agent else "lose")
+            result = (
+                "no_vote"
+                if not found
+                else (
+                    "tie"
+                    if found[0]["vote"] == "tie"
+                    else "win"
+                    if found[0]["vote"] == agent
+                    else "lose"
+                )
+            )
             expected[f"crsarena:{d['conversation ID']}"] = result
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        actual = dict(con.execute("select conversation_id, vote_result from crsarena_vote_results").fetchall())
+        actual = dict(
+            con.execute("select conversation_id, vote_result from crsarena_vote_results").fetchall()
+        )
     assert actual == expected
-    assert Counter(expected.values()) == Counter({"tie": 143, "no_vote": 109, "win": 112, "lose": 110})
+    assert Counter(expected.values()) == Counter(
+        {"tie": 143, "no_vote": 109, "win": 112, "lose": 110}
+    )
 
 
 def test_battles_ties_and_dialogue_tables_are_the_analysis(real) -> None:
@@ -117,14 +134,26 @@ def test_battles_ties_and_dialogue_tables_are_the_analysis(real) -> None:
                 ties[env] += v["vote"] == "tie"
     assert (battles["open"], battles["closed"]) == (81, 104)
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        matrix = {(a, b): n for a, b, n in con.execute(
-            "select system_a, system_b, n_battles from crsarena_battle_counts where environment = 'combined'").fetchall()}
-        shares = dict(con.execute("""select environment, sum(n_ties) / sum(n_battles) from crsarena_battle_counts
-                                     group by environment""").fetchall())
-        stats = {(r[0], r[1]): r[2:] for r in con.execute(
-            """select environment, system_id, n_dialogues, n_satisfied, n_frustrated, utterances_mean,
-                      utterances_median, utterances_sd from crsarena_dialogue_stats""").fetchall()}
-    assert {k: n for k, n in matrix.items() if n} == {k: n for k, n in battles.items() if isinstance(k, tuple)}
+        matrix = {
+            (a, b): n
+            for a, b, n in con.execute(
+                "select system_a, system_b, n_battles from crsarena_battle_counts where environment = 'combined'"
+            ).fetchall()
+        }
+        shares = dict(
+            con.execute("""select environment, sum(n_ties) / sum(n_battles) from crsarena_battle_counts
+                                     group by environment""").fetchall()
+        )
+        stats = {
+            (r[0], r[1]): r[2:]
+            for r in con.execute(
+                """select environment, system_id, n_dialogues, n_satisfied, n_frustrated, utterances_mean,
+                      utterances_median, utterances_sd from crsarena_dialogue_stats"""
+            ).fetchall()
+        }
+    assert {k: n for k, n in matrix.items() if n} == {
+        k: n for k, n in battles.items() if isinstance(k, tuple)
+    }
     assert len(matrix) == 81
     for env in ENVIRONMENTS:
         assert shares[env] == pytest.approx(ties[env] / battles[env], abs=1e-12)

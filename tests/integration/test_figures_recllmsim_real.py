@@ -31,10 +31,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 from report_oracle import recllmsim as oracle
 
 MARTS = sorted(oracle.TABLES) + ["recllmsim_conversation_measures"]
-HUMAN_TASKS = {"旅行规划": "travel planning", "礼物准备": "preparing gifts", "菜谱规划": "recipe planning",
-               "技能学习规划": "skills learning planning"}
-AGENT_FOLDERS = ("new travel planning", "preparing gifts", "travel planning", "recipe planning", "skills learning planning")
-OPTION = {"详细": 2, "一般": 1, "简略": 0, "很有用": 2, "有一定参考": 1, "不可用": 0, "结果多样": 2, "结果单一": 0}
+HUMAN_TASKS = {
+    "旅行规划": "travel planning",
+    "礼物准备": "preparing gifts",
+    "菜谱规划": "recipe planning",
+    "技能学习规划": "skills learning planning",
+}
+AGENT_FOLDERS = (
+    "new travel planning",
+    "preparing gifts",
+    "travel planning",
+    "recipe planning",
+    "skills learning planning",
+)
+OPTION = {
+    "详细": 2,
+    "一般": 1,
+    "简略": 0,
+    "很有用": 2,
+    "有一定参考": 1,
+    "不可用": 0,
+    "结果多样": 2,
+    "结果单一": 0,
+}
 ITEM = {"Detail Level": "Detail", "Practical Usefulness": "Availability", "Diversity": "Diversity"}
 
 
@@ -51,8 +70,14 @@ def _figures() -> list[dict[str, str]]:
 def test_every_recllmsim_figure_matches(real) -> None:
     _, warehouse, _ = real
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        present = {"recllmsim": [s for (s,) in con.execute(
-            "select distinct subset from conversations where corpus = 'recllmsim'").fetchall()]}
+        present = {
+            "recllmsim": [
+                s
+                for (s,) in con.execute(
+                    "select distinct subset from conversations where corpus = 'recllmsim'"
+                ).fetchall()
+            ]
+        }
         comparison = F.compare(con, present, _figures())
         for row in comparison.to_dicts():  # the warehouse side equals the independent oracle
             if row["status"] == "not derivable":
@@ -77,15 +102,24 @@ def _load(path: Path) -> dict:
 
 
 def _agent(root: Path, folders=AGENT_FOLDERS) -> list[tuple[str, dict]]:
-    return [(folder, _load(p)) for folder in folders for p in sorted((root / "recllmsim/LLM_agent_user" / folder).glob("*.json"))]
+    return [
+        (folder, _load(p))
+        for folder in folders
+        for p in sorted((root / "recllmsim/LLM_agent_user" / folder).glob("*.json"))
+    ]
 
 
-def _human(root: Path, releases=("real_human_user", "human_exp_V2")) -> list[tuple[str, str, str, dict]]:
+def _human(
+    root: Path, releases=("real_human_user", "human_exp_V2")
+) -> list[tuple[str, str, str, dict]]:
     out = []
     for release in releases:
         for user in sorted((root / "recllmsim" / release).iterdir()):
             for task, english in HUMAN_TASKS.items():
-                out += [(release, user.name, english, _load(p)) for p in sorted((user / task).glob("*.json"))]
+                out += [
+                    (release, user.name, english, _load(p))
+                    for p in sorted((user / task).glob("*.json"))
+                ]
     return out
 
 
@@ -100,14 +134,20 @@ def _published() -> dict[str, float]:
     return {r["figure_id"]: float(r["published"]) for r in _figures()}
 
 
-def test_published_counts_and_scores_are_what_the_scripts_count_on_the_files(real_corpora: Path) -> None:
+def test_published_counts_and_scores_are_what_the_scripts_count_on_the_files(
+    real_corpora: Path,
+) -> None:
     published = _published()
     agent, human = _agent(real_corpora), _human(real_corpora)
     checked = 0
 
     def check(figure_id: str, value: float, precision: int) -> None:
         nonlocal checked
-        assert round(value, precision) == published[figure_id], (figure_id, value, published[figure_id])
+        assert round(value, precision) == published[figure_id], (
+            figure_id,
+            value,
+            published[figure_id],
+        )
         checked += 1
 
     for scenario in ("all", *HUMAN_TASKS.values()):
@@ -116,7 +156,11 @@ def test_published_counts_and_scores_are_what_the_scripts_count_on_the_files(rea
         key = scenario.replace(" ", "_")
         check(f"recllmsim.count.{key}.agent.conversations", len(a), 0)
         check(f"recllmsim.count.{key}.human.conversations", len(h), 0)
-        check(f"recllmsim.count.{key}.agent.turns", statistics.fmean(len(d["history"]) // 2 for d in a), 2)
+        check(
+            f"recllmsim.count.{key}.agent.turns",
+            statistics.fmean(len(d["history"]) // 2 for d in a),
+            2,
+        )
         check(f"recllmsim.tasks.{key}.agent", len({d["task_context"] for d in a}), 0)
         check(f"recllmsim.tasks.{key}.human", len({d["task_context"] for *_, d in h}), 0)
         check(f"recllmsim.profiles.{key}.agent", len({d["preference"] for d in a}), 0)
@@ -127,21 +171,35 @@ def test_published_counts_and_scores_are_what_the_scripts_count_on_the_files(rea
         for aspect, score in _scores(d).items():
             by_model[(d.get("chat_model", "gpt-4-turbo-preview"), aspect)].append(score)
     for (model, aspect), scores in by_model.items():
-        check(f"recllmsim.assistant_quality.{model}.{aspect.lower().replace(' ', '_')}", statistics.fmean(scores), 4)
+        check(
+            f"recllmsim.assistant_quality.{model}.{aspect.lower().replace(' ', '_')}",
+            statistics.fmean(scores),
+            4,
+        )
     # final behaviour labels: count_sim (folder 'travel planning'), count_human (all human files)
-    sim_v3 = Counter((k, str(v)) for _, d in _agent(real_corpora, ["travel planning"]) for k, v in d["strategy_V3"]["final"].items())
+    sim_v3 = Counter(
+        (k, str(v))
+        for _, d in _agent(real_corpora, ["travel planning"])
+        for k, v in d["strategy_V3"]["final"].items()
+    )
     human_v3 = Counter((k, str(v)) for *_, d in human for k, v in d["strategy_V3"]["final"].items())
     for figure_id in published:
         parts = figure_id.split(".")
-        if parts[1] == "strategy_count" and parts[3] == "strategy_V3" and parts[4] in ("travel_planning", "all"):
+        if (
+            parts[1] == "strategy_count"
+            and parts[3] == "strategy_V3"
+            and parts[4] in ("travel_planning", "all")
+        ):
             counts = sim_v3 if parts[2] == "agent" else human_v3
             if parts[2] == "human" and parts[4] != "all":
                 continue
             dimension, label = parts[5].rsplit("_", 1)
             check(figure_id, counts[(dimension, label)], 0)
     # scores by label: score_sim (agent, strategy), score_human (real_human_user, strategy_V2)
-    for side, files, scheme in (("agent", [d for _, d in agent], "strategy"),
-                                ("human", [d for *_, d in _human(real_corpora, ["real_human_user"])], "strategy_V2")):
+    for side, files, scheme in (
+        ("agent", [d for _, d in agent], "strategy"),
+        ("human", [d for *_, d in _human(real_corpora, ["real_human_user"])], "strategy_V2"),
+    ):
         grouped = defaultdict(list)
         for d in files:
             for dimension, label in d[scheme]["final"].items():
@@ -149,11 +207,24 @@ def test_published_counts_and_scores_are_what_the_scripts_count_on_the_files(rea
                     grouped[(dimension, label, aspect)].append(score)
         for (dimension, label, aspect), scores in grouped.items():
             slug = aspect.lower().replace(" ", "_")
-            check(f"recllmsim.strategy_score.{side}.{scheme}.{dimension}.{label}.{slug}", statistics.fmean(scores), 4)
+            check(
+                f"recllmsim.strategy_score.{side}.{scheme}.{dimension}.{label}.{slug}",
+                statistics.fmean(scores),
+                4,
+            )
     # profile labels of real_human_user conversations (user_profiling/count.py)
-    labels = Counter((a, label) for *_, d in _human(real_corpora, ["real_human_user"])
-                     for a in ("personality", "daily_interests", "travel_habits", "dining_preferences", "spending_habits")
-                     for label in set(d["profile"][a]))
+    labels = Counter(
+        (a, label)
+        for *_, d in _human(real_corpora, ["real_human_user"])
+        for a in (
+            "personality",
+            "daily_interests",
+            "travel_habits",
+            "dining_preferences",
+            "spending_habits",
+        )
+        for label in set(d["profile"][a])
+    )
     for figure_id in published:
         if figure_id.startswith("recllmsim.profile_count."):
             _, _, attribute, label = figure_id.split(".", 3)
@@ -185,17 +256,26 @@ CORRUPTIONS = {
         "insert into {t} select * replace ('recllmsim:nowhere' as conversation_id, 'robot' as user_side) from {t} limit 1",
     ],
     "recllmsim_task_statistics": _corruptions("scenario", "n_conversations = 0, mean_turns = -1"),
-    "recllmsim_quality_by_chat_model": _corruptions("chat_model", "aspect = 'Fluency', mean_value = 3"),
+    "recllmsim_quality_by_chat_model": _corruptions(
+        "chat_model", "aspect = 'Fluency', mean_value = 3"
+    ),
     "recllmsim_quality_by_turns": _corruptions("aspect", "mean_value = 3"),
     "recllmsim_quality_by_strategy": _corruptions("aspect", "mean_value = 3"),
-    "recllmsim_strategy_distribution": _corruptions("dimension", "n_conversations = 0, share = 1.5"),
-    "recllmsim_strategy_consistency": _corruptions("dimension", "n_users = 0, mean_modal_share = 1.5"),
-    "recllmsim_profile_labels": _corruptions("label", "n_conversations = 0, share_of_conversations = 1.5"),
+    "recllmsim_strategy_distribution": _corruptions(
+        "dimension", "n_conversations = 0, share = 1.5"
+    ),
+    "recllmsim_strategy_consistency": _corruptions(
+        "dimension", "n_users = 0, mean_modal_share = 1.5"
+    ),
+    "recllmsim_profile_labels": _corruptions(
+        "label", "n_conversations = 0, share_of_conversations = 1.5"
+    ),
 }
 
 
-def test_every_dbt_test_of_the_recllmsim_marts_fails_on_corrupted_data(real, tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_dbt_test_of_the_recllmsim_marts_fails_on_corrupted_data(
+    real, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _, warehouse, root = real
     monkeypatch.setenv("CSRWH_DBT_TARGET_PATH", str(root / "target"))
     assert set(CORRUPTIONS) == set(MARTS)
@@ -211,5 +291,9 @@ def test_every_dbt_test_of_the_recllmsim_marts_fails_on_corrupted_data(real, tmp
     assert not outcome.success
     # every test node of the marts fails: each test is seen to catch its corruption
     assert outcome.n_nodes == clean.n_nodes > 30
-    passed = [name for name in outcome.timings if not any(f.startswith(name + ":") for f in outcome.failures)]
+    passed = [
+        name
+        for name in outcome.timings
+        if not any(f.startswith(name + ":") for f in outcome.failures)
+    ]
     assert passed == []

@@ -85,7 +85,8 @@ def test_every_real_file_lands_with_zero_rejects(landed):
     manifest = {
         (c, p): (n, rej)
         for c, p, n, rej in con.execute(
-            "SELECT corpus, source_path, n_records, n_rejected FROM raw.ingest_files").fetchall()
+            "SELECT corpus, source_path, n_records, n_rejected FROM raw.ingest_files"
+        ).fetchall()
     }
     assert set(manifest) == set(files)
     assert first.files_loaded == len(files)
@@ -93,8 +94,12 @@ def test_every_real_file_lands_with_zero_rejects(landed):
 
 def test_per_file_record_counts_match_an_independent_count(landed):
     _, _, _, _, con = landed
-    tables = {c: t for c, t in con.execute(
-        "SELECT DISTINCT corpus || '/' || source_path, table_name FROM raw.ingest_files").fetchall()}
+    tables = {
+        c: t
+        for c, t in con.execute(
+            "SELECT DISTINCT corpus || '/' || source_path, table_name FROM raw.ingest_files"
+        ).fetchall()
+    }
     landed_counts: dict[str, int] = {}
     for table in set(tables.values()):
         for key, n in con.execute(
@@ -114,7 +119,11 @@ def test_payloads_are_the_verbatim_source_text(landed):
     _, _, _, _, con = landed
     # JSONL: each line verbatim
     for rel in ("dataset/crowd/intent_annotations.jsonl", "dataset/curated/intents.jsonl"):
-        lines = [ln for ln in (REAL / "cosrec" / rel).read_text(encoding="utf-8").split("\n") if ln.strip()]
+        lines = [
+            ln
+            for ln in (REAL / "cosrec" / rel).read_text(encoding="utf-8").split("\n")
+            if ln.strip()
+        ]
         table = "cosrec__intent_annotations" if "annotations" in rel else "cosrec__intents"
         got = con.execute(
             f"SELECT record_key, payload::VARCHAR FROM raw.{table} WHERE source_path = ? ORDER BY record_index",
@@ -123,7 +132,11 @@ def test_payloads_are_the_verbatim_source_text(landed):
         assert [g[1] for g in got] == lines
         assert [g[0] for g in got] == [next(iter(json.loads(ln))) for ln in lines]
     # whole files verbatim, keyed by path
-    got = dict(con.execute("SELECT record_key, payload::VARCHAR FROM raw.recllmsim__conversations").fetchall())
+    got = dict(
+        con.execute(
+            "SELECT record_key, payload::VARCHAR FROM raw.recllmsim__conversations"
+        ).fetchall()
+    )
     files = {rel: p for (c, rel), p in _real_files().items() if c == "recllmsim"}
     assert len(got) == len(files)
     for rel, path in files.items():
@@ -133,7 +146,9 @@ def test_payloads_are_the_verbatim_source_text(landed):
         objs = json.loads((REAL / "crsarena-dial" / "data" / name).read_text(encoding="utf-8"))
         got = con.execute(
             "SELECT record_key, payload::VARCHAR FROM raw.crsarena__dialogues WHERE source_path = ? "
-            "ORDER BY record_index", [f"data/{name}"]).fetchall()
+            "ORDER BY record_index",
+            [f"data/{name}"],
+        ).fetchall()
         assert [json.loads(g[1]) for g in got] == objs
         assert [g[0] for g in got] == [o["conversation ID"] for o in objs]
 
@@ -145,14 +160,16 @@ def test_csv_and_qrels_fields(landed):
             rows = list(csv.DictReader(fh))
         got = con.execute(
             "SELECT record_key, payload::VARCHAR FROM raw.crsarena__votes WHERE source_path = ? ORDER BY record_index",
-            [f"data/{name}"]).fetchall()
+            [f"data/{name}"],
+        ).fetchall()
         assert [json.loads(g[1]) for g in got] == rows
         assert [g[0] for g in got] == [r["session_id"] for r in rows]
     with open(REAL / "cosrec" / "dataset/curated/qrels.qrels", encoding="utf-8") as fh:
         want = [ln.split() for ln in fh if ln.strip()]
     got = con.execute(
         "SELECT payload->>'topic_id', payload->>'iteration', payload->>'doc_id', payload->>'grade' "
-        "FROM raw.cosrec__qrels ORDER BY record_index").fetchall()
+        "FROM raw.cosrec__qrels ORDER BY record_index"
+    ).fetchall()
     assert [list(g) for g in got] == want
 
 
@@ -161,5 +178,7 @@ def test_no_change_reingest_loads_nothing(landed):
     first, second, _, _, con = landed
     assert second.files_loaded == 0 and second.files_removed == 0
     assert second.files_unchanged == first.files_loaded
-    runs = con.execute("SELECT status, files_loaded FROM raw.ingest_runs ORDER BY started_at").fetchall()
+    runs = con.execute(
+        "SELECT status, files_loaded FROM raw.ingest_runs ORDER BY started_at"
+    ).fetchall()
     assert runs == [("ok", first.files_loaded), ("ok", 0)]

@@ -118,7 +118,10 @@ def test_published_figures_compare_as_documented(real) -> None:
     assert status["crsarena.distinct2.open"] == status["crsarena.distinct2.closed"] == "match"
     # the README's 187 comparisons = the vote files' line count incl. the two headers; 185 votes
     assert status["crsarena.votes"] == "explained"
-    assert float(value["crsarena.votes"]["warehouse"]) == 185 and float(value["crsarena.votes"]["alt_value"]) == 187
+    assert (
+        float(value["crsarena.votes"]["warehouse"]) == 185
+        and float(value["crsarena.votes"]["alt_value"]) == 187
+    )
     # CoSRec counts user utterances only
     for subset, users in (("crowd", 2329), ("curated", 150)):
         assert status[f"cosrec.{subset}.utterances"] == "explained"
@@ -130,11 +133,17 @@ def test_published_figures_compare_as_documented(real) -> None:
     # CoSRec README histograms (bars read off its images): judgments per intent all reproduced;
     # the quality figures count 312 conversations, the files 311 (each lowest bar one less), and
     # two average bars move by the README's floating-point averaging (explained)
-    assert all(s == "match" for i, s in status.items() if i.startswith("cosrec.judgments_per_intent."))
-    lowest = {"cosrec.avg_quality.1.0-1.5"} | {f"cosrec.aspect_rating.{a}.1" for a in
-                                               ("fluency", "informativeness", "logicality", "coherence")}
+    assert all(
+        s == "match" for i, s in status.items() if i.startswith("cosrec.judgments_per_intent.")
+    )
+    lowest = {"cosrec.avg_quality.1.0-1.5"} | {
+        f"cosrec.aspect_rating.{a}.1"
+        for a in ("fluency", "informativeness", "logicality", "coherence")
+    }
     assert {i for i, s in status.items() if i.startswith("cosrec.") and s == "differs"} == lowest
-    assert status["cosrec.avg_quality.3.5-4.0"] == status["cosrec.avg_quality.4.0-4.5"] == "explained"
+    assert (
+        status["cosrec.avg_quality.3.5-4.0"] == status["cosrec.avg_quality.4.0-4.5"] == "explained"
+    )
     for figure_id, s in status.items():
         if figure_id.startswith(("convsearch.", "recoreact.")):
             assert s == "corpus not present in this warehouse", figure_id
@@ -150,18 +159,28 @@ def test_agreement_per_subset_and_label(real) -> None:
     _, rows = expected.read_csv(first.parent / "tables" / "annotator_agreement.csv")
     cosrec = [r for r in rows if r["corpus"] == "cosrec"]
     assert {r["scope"] for r in cosrec} == {"corpus", "subset", "label"}
-    assert all(r["ci_low"] and r["ci_high"] and float(r["ci_low"]) <= float(r["ci_high"]) for r in cosrec)
+    assert all(
+        r["ci_low"] and r["ci_high"] and float(r["ci_low"]) <= float(r["ci_high"]) for r in cosrec
+    )
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        labels = {label for (label,) in con.execute(
-            "select distinct raw_label from intents where corpus = 'cosrec' and source = 'human' and is_primary"
-        ).fetchall()}
-        rated_subsets = {subset for (subset,) in con.execute(
-            """select distinct c.subset from ratings r join conversations c using (conversation_id)
+        labels = {
+            label
+            for (label,) in con.execute(
+                "select distinct raw_label from intents where corpus = 'cosrec' and source = 'human' and is_primary"
+            ).fetchall()
+        }
+        rated_subsets = {
+            subset
+            for (subset,) in con.execute(
+                """select distinct c.subset from ratings r join conversations c using (conversation_id)
                where r.corpus = 'cosrec' and r.rater_kind = 'crowd'"""
-        ).fetchall()}
+            ).fetchall()
+        }
     assert {r["label"] for r in cosrec if r["scope"] == "label"} == labels
     for subject in {r["subject"] for r in cosrec if r["subject"].startswith("quality:")}:
-        assert {r["subset"] for r in cosrec if r["subject"] == subject and r["scope"] == "subset"} == rated_subsets
+        assert {
+            r["subset"] for r in cosrec if r["subject"] == subject and r["scope"] == "subset"
+        } == rated_subsets
 
 
 def test_absent_corpora_sections_say_so(real) -> None:
@@ -177,13 +196,20 @@ def test_page_renders_in_headless_chromium(real) -> None:
     _, _, first, _, _ = real
     if report.find_chromium() is None:
         if os.environ.get("CI"):
-            pytest.fail("chromium not found (CI is set, so this is an error): apt-get install -y chromium")
-        pytest.skip("chromium not found: install it with apt-get install -y chromium to run the render check")
+            pytest.fail(
+                "chromium not found (CI is set, so this is an error): apt-get install -y chromium"
+            )
+        pytest.skip(
+            "chromium not found: install it with apt-get install -y chromium to run the render check"
+        )
     check = report.check_render(first, first.parent / "statistics.png")
     assert check.status == "ok", check.status
     assert check.console == []
     assert check.images >= 6 and check.screenshot is not None
-    target = Path(os.environ.get("CSRWH_REPORT_ARTIFACTS") or report.PROJECT_ROOT / "reports" / "ci") / "real"
+    target = (
+        Path(os.environ.get("CSRWH_REPORT_ARTIFACTS") or report.PROJECT_ROOT / "reports" / "ci")
+        / "real"
+    )
     import shutil
 
     if target.exists():

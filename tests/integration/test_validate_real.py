@@ -80,7 +80,9 @@ def test_every_critical_expectation_passes_on_the_real_corpora(published: Path) 
     from csrwh.validate import load_suites
 
     assert "lineage_completeness" in suites
-    assert suites - {"lineage_completeness", "open_vocabulary", "volume"} == {s.name for s in load_suites()}
+    assert suites - {"lineage_completeness", "open_vocabulary", "volume"} == {
+        s.name for s in load_suites()
+    }
     critical = [r for r in rows if r[2] == "critical" and not r[3]]
     assert critical == []
     assert all(r[5] is None and r[4] is not None for r in rows), (

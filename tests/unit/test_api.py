@@ -36,21 +36,38 @@ def test_load_returns_every_conversation_once_in_chat_shape(sample_warehouse: Pa
     frame = csrwh.load(warehouse=sample_warehouse)
     con = duckdb.connect(str(sample_warehouse), read_only=True)
     try:
-        conversations = dict(con.sql("select conversation_id, n_turns from conversations").fetchall())
-        turns = con.sql("select conversation_id, role, coalesce(text, '') from turns order by conversation_id, turn_index").fetchall()
+        conversations = dict(
+            con.sql("select conversation_id, n_turns from conversations").fetchall()
+        )
+        turns = con.sql(
+            "select conversation_id, role, coalesce(text, '') from turns order by conversation_id, turn_index"
+        ).fetchall()
     finally:
         con.close()
     ids = frame["conversation_id"].to_list()
     assert len(ids) == len(set(ids)) and set(ids) == set(conversations)
     expected: dict[str, list[dict]] = {}
     for cid, role, text in turns:
-        expected.setdefault(cid, []).append({"role": "user" if role == "user" else "assistant", "content": text})
+        expected.setdefault(cid, []).append(
+            {"role": "user" if role == "user" else "assistant", "content": text}
+        )
     for row in frame.iter_rows(named=True):
         assert row["messages"] == expected.get(row["conversation_id"], [])
-        assert len(row["turn_annotations"]) == len(row["messages"]) == conversations[row["conversation_id"]]
+        assert (
+            len(row["turn_annotations"])
+            == len(row["messages"])
+            == conversations[row["conversation_id"]]
+        )
         assert row["split"] == api.split_of(row["conversation_id"])
     assert {m["role"] for ms in frame["messages"].to_list() for m in ms} == {"user", "assistant"}
-    assert set(frame["corpus"]) == {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact", "custom"}
+    assert set(frame["corpus"]) == {
+        "cosrec",
+        "crsarena",
+        "convsearch",
+        "recllmsim",
+        "recoreact",
+        "custom",
+    }
 
 
 def test_load_filters_and_formats(sample_warehouse: Path) -> None:
@@ -62,7 +79,10 @@ def test_load_filters_and_formats(sample_warehouse: Path) -> None:
     test = csrwh.load(warehouse=sample_warehouse, split="test")
     assert set(test["split"]) == {"test"} and 0 < test.height < everything.height
     pandas = csrwh.load("cosrec", warehouse=sample_warehouse, format="pandas")
-    assert list(pandas["conversation_id"]) == csrwh.load("cosrec", warehouse=sample_warehouse)["conversation_id"].to_list()
+    assert (
+        list(pandas["conversation_id"])
+        == csrwh.load("cosrec", warehouse=sample_warehouse)["conversation_id"].to_list()
+    )
     with pytest.raises(CsrwhError, match="corpus 'nope' is not in this warehouse"):
         csrwh.load("nope", warehouse=sample_warehouse)
     with pytest.raises(CsrwhError, match="unknown format"):
@@ -71,7 +91,9 @@ def test_load_filters_and_formats(sample_warehouse: Path) -> None:
         csrwh.load(warehouse=sample_warehouse, split="dev")
 
 
-def test_hf_format_without_datasets_says_how_to_install(sample_warehouse: Path, monkeypatch) -> None:
+def test_hf_format_without_datasets_says_how_to_install(
+    sample_warehouse: Path, monkeypatch
+) -> None:
     real_import = builtins.__import__
 
     def no_datasets(name, *args, **kwargs):
@@ -85,7 +107,9 @@ def test_hf_format_without_datasets_says_how_to_install(sample_warehouse: Path, 
     assert "pip install" in info.value.hint
 
 
-def test_connect_is_read_only_and_missing_warehouse_is_clear(sample_warehouse: Path, tmp_path: Path) -> None:
+def test_connect_is_read_only_and_missing_warehouse_is_clear(
+    sample_warehouse: Path, tmp_path: Path
+) -> None:
     con = csrwh.connect(sample_warehouse)
     try:
         assert con.execute("select count(*) from conversations").fetchone()[0] > 0

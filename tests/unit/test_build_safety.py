@@ -91,11 +91,16 @@ def spawn(args: list[str], tmp_path: Path, log: Path, **extra: str) -> subproces
     fh = open(log, "wb")  # noqa: SIM115 - the child writes it
     return subprocess.Popen(
         [sys.executable, "-m", "csrwh.cli", *args],
-        stdout=fh, stderr=subprocess.STDOUT, cwd=tmp_path, env=cli_env(tmp_path, **extra),
+        stdout=fh,
+        stderr=subprocess.STDOUT,
+        cwd=tmp_path,
+        env=cli_env(tmp_path, **extra),
     )
 
 
-def wait_for(predicate, proc: subprocess.Popen | None = None, timeout: float = TIMEOUT, what: str = "") -> None:
+def wait_for(
+    predicate, proc: subprocess.Popen | None = None, timeout: float = TIMEOUT, what: str = ""
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -115,7 +120,11 @@ def finish(proc: subprocess.Popen, timeout: float = TIMEOUT) -> int:
 
 
 def error_lines(log: Path) -> list[str]:
-    return [line for line in log.read_text("utf-8", "replace").splitlines() if line.startswith(("error:", "hint:"))]
+    return [
+        line
+        for line in log.read_text("utf-8", "replace").splitlines()
+        if line.startswith(("error:", "hint:"))
+    ]
 
 
 def leftovers(warehouse: Path) -> list[str]:
@@ -125,7 +134,9 @@ def leftovers(warehouse: Path) -> list[str]:
 def drop_last_conversation(data: Path) -> None:
     """A harmless input change (a CoSRec raw conversation nothing else refers to)."""
     conversations = data / "cosrec/dataset/raw/conversations.jsonl"
-    conversations.write_text("".join(conversations.read_text("utf-8").splitlines(True)[:-1]), "utf-8")
+    conversations.write_text(
+        "".join(conversations.read_text("utf-8").splitlines(True)[:-1]), "utf-8"
+    )
 
 
 # --------------------------------------------------------------------------- item 1: stale marts
@@ -135,15 +146,18 @@ def test_ingest_never_writes_the_published_warehouse(site, tmp_path: Path) -> No
     data, warehouse = site
     before = sha256(warehouse)
     conversations = data / "cosrec/dataset/crowd/conversations.jsonl"
-    conversations.write_text("".join(conversations.read_text("utf-8").splitlines(True)[:-2]), "utf-8")
+    conversations.write_text(
+        "".join(conversations.read_text("utf-8").splitlines(True)[:-2]), "utf-8"
+    )
     log = tmp_path / "ingest.log"
     proc = spawn(["ingest", "--data-dir", str(data), "--warehouse", str(warehouse)], tmp_path, log)
     assert finish(proc) == 0, log.read_text()
     assert sha256(warehouse) == before
     landed = warehouse.with_name(warehouse.name + ".ingested")
-    assert count(landed, "select count(*) from raw.cosrec__conversations") == count(
-        warehouse, "select count(*) from raw.cosrec__conversations"
-    ) - 2
+    assert (
+        count(landed, "select count(*) from raw.cosrec__conversations")
+        == count(warehouse, "select count(*) from raw.cosrec__conversations") - 2
+    )
 
 
 def test_build_after_an_in_place_ingest_rebuilds_the_marts(site) -> None:
@@ -169,7 +183,13 @@ def test_second_build_fails_at_once_naming_the_running_one(site, tmp_path: Path)
     before = sha256(warehouse)
     pause = tmp_path / "pause"
     args = ["build", "--data-dir", str(data), "--warehouse", str(warehouse)]
-    first = spawn(args, tmp_path, tmp_path / "first.log", CSRWH_TEST_PAUSE_AT="ingest", CSRWH_TEST_PAUSE_FILE=str(pause))
+    first = spawn(
+        args,
+        tmp_path,
+        tmp_path / "first.log",
+        CSRWH_TEST_PAUSE_AT="ingest",
+        CSRWH_TEST_PAUSE_FILE=str(pause),
+    )
     try:
         wait_for(pause.exists, first, what="the first build to reach ingest")
         working = [p for p in leftovers(warehouse) if ".building-" in p]
@@ -192,12 +212,23 @@ def test_wait_waits_for_the_running_build(site, tmp_path: Path) -> None:
     data, warehouse = site
     pause = tmp_path / "pause"
     args = ["build", "--data-dir", str(data), "--warehouse", str(warehouse)]
-    first = spawn(args, tmp_path, tmp_path / "first.log", CSRWH_TEST_PAUSE_AT="copy", CSRWH_TEST_PAUSE_FILE=str(pause))
+    first = spawn(
+        args,
+        tmp_path,
+        tmp_path / "first.log",
+        CSRWH_TEST_PAUSE_AT="copy",
+        CSRWH_TEST_PAUSE_FILE=str(pause),
+    )
     wait_for(pause.exists, first, what="the first build to take the lock")
     second_log = tmp_path / "second.log"
     second = spawn([*args, "--wait"], tmp_path, second_log)
     try:
-        wait_for(lambda: "waiting for build" in second_log.read_text(), second, 120, "the waiting message")
+        wait_for(
+            lambda: "waiting for build" in second_log.read_text(),
+            second,
+            120,
+            "the waiting message",
+        )
         pause.unlink()  # let the first build go on: nothing changed, so it is up to date
         assert finish(first) == 0
         assert finish(second) == 0, second_log.read_text()
@@ -213,7 +244,13 @@ def test_a_dead_builds_lock_and_working_file_are_taken_over(site, tmp_path: Path
     before = sha256(warehouse)
     pause = tmp_path / "pause"
     args = ["build", "--data-dir", str(data), "--warehouse", str(warehouse)]
-    dead = spawn(args, tmp_path, tmp_path / "dead.log", CSRWH_TEST_PAUSE_AT="ingest", CSRWH_TEST_PAUSE_FILE=str(pause))
+    dead = spawn(
+        args,
+        tmp_path,
+        tmp_path / "dead.log",
+        CSRWH_TEST_PAUSE_AT="ingest",
+        CSRWH_TEST_PAUSE_FILE=str(pause),
+    )
     wait_for(pause.exists, dead, what="the build to reach ingest")
     dead.kill()
     assert finish(dead) == -signal.SIGKILL
@@ -240,7 +277,10 @@ def test_truncated_file_is_refused_with_the_flag_that_accepts_it(site) -> None:
     with pytest.raises(CsrwhError) as refused:
         build(data, warehouse)
     assert refused.value.exit_code == 3
-    assert "rejected record" in refused.value.message and "crs_arena_dial_open.json" in refused.value.message
+    assert (
+        "rejected record" in refused.value.message
+        and "crs_arena_dial_open.json" in refused.value.message
+    )
     assert "--allow-rejects" in refused.value.hint and ".failed" in refused.value.hint
     assert sha256(warehouse) == before
     kept = failed_path(warehouse)
@@ -270,23 +310,42 @@ def test_shrunken_table_is_refused_and_recorded(site) -> None:
     assert "raw.recoreact__products shrank" in refused.value.message
     assert "--allow-shrink" in refused.value.hint
     assert sha256(warehouse) == before
-    assert count(
-        failed_path(warehouse),
-        "select count(*) from main.dq_results where suite = 'volume' and not success "
-        "and table_name = 'raw.recoreact__products'",
-    ) == 1
+    assert (
+        count(
+            failed_path(warehouse),
+            "select count(*) from main.dq_results where suite = 'volume' and not success "
+            "and table_name = 'raw.recoreact__products'",
+        )
+        == 1
+    )
 
 
 def test_volume_check_covers_marts_and_ignores_a_dropped_corpus() -> None:
     from csrwh.build import DEFAULT_MAX_SHRINK, _State, _volumes
 
-    published = _State(counts={("main.turns", "cosrec"): 100, ("main.turns", "crsarena"): 100,
-                               ("main.votes", "crsarena"): 10})
-    now = _State(counts={("main.turns", "cosrec"): 85, ("main.turns", "crsarena"): 100,
-                         ("main.votes", "crsarena"): 0})
-    volumes = {v.table: v for v in _volumes(published, now, ["main.turns", "main.votes"], set(), DEFAULT_MAX_SHRINK)}
+    published = _State(
+        counts={
+            ("main.turns", "cosrec"): 100,
+            ("main.turns", "crsarena"): 100,
+            ("main.votes", "crsarena"): 10,
+        }
+    )
+    now = _State(
+        counts={
+            ("main.turns", "cosrec"): 85,
+            ("main.turns", "crsarena"): 100,
+            ("main.votes", "crsarena"): 0,
+        }
+    )
+    volumes = {
+        v.table: v
+        for v in _volumes(published, now, ["main.turns", "main.votes"], set(), DEFAULT_MAX_SHRINK)
+    }
     assert not volumes["main.turns"].too_much and volumes["main.votes"].too_much  # 7.5% vs 100%
-    dropped = {v.table: v for v in _volumes(published, now, ["main.turns", "main.votes"], {"crsarena"}, 0.10)}
+    dropped = {
+        v.table: v
+        for v in _volumes(published, now, ["main.turns", "main.votes"], {"crsarena"}, 0.10)
+    }
     assert dropped["main.turns"].too_much and not dropped["main.votes"].too_much  # 15% of cosrec
 
 
@@ -294,7 +353,9 @@ def test_first_build_with_rejects_is_refused(tmp_path: Path) -> None:
     data = tmp_path / "data"
     votes = data / "crsarena-dial" / "data" / "votes_open.csv"
     votes.parent.mkdir(parents=True)
-    votes.write_text("session_id,user_id,crs1,crs2,vote,feedback\r\n2024-09-08 23:02:08,u2,kbrd_redial\r\n")
+    votes.write_text(
+        "session_id,user_id,crs1,crs2,vote,feedback\r\n2024-09-08 23:02:08,u2,kbrd_redial\r\n"
+    )
     warehouse = tmp_path / "wh.duckdb"
     with pytest.raises(CsrwhError, match="rejected record") as refused:
         build(data, warehouse)
@@ -337,10 +398,17 @@ def test_a_kept_failed_build_never_blocks_the_next(site) -> None:
 
 @pytest.mark.parametrize(
     "phase, signum",
-    [("copy", signal.SIGTERM), ("ingest", signal.SIGINT), ("dbt", signal.SIGINT), ("gate", signal.SIGTERM),
-     ("publish", signal.SIGINT)],
+    [
+        ("copy", signal.SIGTERM),
+        ("ingest", signal.SIGINT),
+        ("dbt", signal.SIGINT),
+        ("gate", signal.SIGTERM),
+        ("publish", signal.SIGINT),
+    ],
 )
-def test_signal_at_any_phase_stops_cleans_up_and_exits_128_plus_n(site, tmp_path: Path, phase: str, signum: int) -> None:
+def test_signal_at_any_phase_stops_cleans_up_and_exits_128_plus_n(
+    site, tmp_path: Path, phase: str, signum: int
+) -> None:
     data, warehouse = site
     # a changed input, so the build goes all the way to publishing
     drop_last_conversation(data)
@@ -351,15 +419,25 @@ def test_signal_at_any_phase_stops_cleans_up_and_exits_128_plus_n(site, tmp_path
     if phase in ("dbt", "gate"):  # inside dbt / Great Expectations themselves
         proc = spawn(args, tmp_path, log)
         marker = " START " if phase == "dbt" else f"phase {phase}"
-        wait_for(lambda: marker in log.read_text("utf-8", "replace"), proc, what=f"the {phase} progress line")
+        wait_for(
+            lambda: marker in log.read_text("utf-8", "replace"),
+            proc,
+            what=f"the {phase} progress line",
+        )
     else:
-        proc = spawn(args, tmp_path, log, CSRWH_TEST_PAUSE_AT=phase, CSRWH_TEST_PAUSE_FILE=str(pause))
+        proc = spawn(
+            args, tmp_path, log, CSRWH_TEST_PAUSE_AT=phase, CSRWH_TEST_PAUSE_FILE=str(pause)
+        )
         wait_for(pause.exists, proc, what=f"the build to reach {phase}")
     proc.send_signal(signum)
     assert finish(proc) == 128 + signum, log.read_text()
     text = log.read_text("utf-8", "replace")
     lines = error_lines(log)
-    assert len(lines) == 2 and f"during {phase}" in lines[0] and signal.Signals(signum).name in lines[0], text
+    assert (
+        len(lines) == 2
+        and f"during {phase}" in lines[0]
+        and signal.Signals(signum).name in lines[0]
+    ), text
     assert "Traceback" not in text and "dbt project files" not in text
     assert sha256(warehouse) == before
     assert leftovers(warehouse) == []
@@ -372,9 +450,15 @@ def test_a_stale_wal_beside_the_published_file_never_breaks_readers(site, tmp_pa
     data, warehouse = site
     # a writer of the published file that died without checkpointing
     subprocess.run(
-        [sys.executable, "-c",
-         ("import duckdb, os, sys; c = duckdb.connect(sys.argv[1]); "
-          "c.execute('create table main.scribble as select 1 as x'); os._exit(0)"), str(warehouse)],
+        [
+            sys.executable,
+            "-c",
+            (
+                "import duckdb, os, sys; c = duckdb.connect(sys.argv[1]); "
+                "c.execute('create table main.scribble as select 1 as x'); os._exit(0)"
+            ),
+            str(warehouse),
+        ],
         check=True,
     )
     wal = warehouse.with_name(warehouse.name + ".wal")
@@ -390,11 +474,17 @@ def test_a_stale_wal_beside_the_published_file_never_breaks_readers(site, tmp_pa
 def test_a_live_writer_of_the_published_file_refuses_the_build(site, tmp_path: Path) -> None:
     data, warehouse = site
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         ("import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
-          "c.execute('create table main.scribble as select 1 as x'); print('open', flush=True); time.sleep(600)"),
-         str(warehouse)],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            (
+                "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+                "c.execute('create table main.scribble as select 1 as x'); print('open', flush=True); time.sleep(600)"
+            ),
+            str(warehouse),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "open"

@@ -16,7 +16,13 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def make(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["make", "-s", "-C", str(PROJECT_ROOT), *args], check=False, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        ["make", "-s", "-C", str(PROJECT_ROOT), *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_make_test_installs_browser_deps_before_running_pytest() -> None:
@@ -33,7 +39,9 @@ def test_browser_deps_installs_missing_chromium_with_apt(tmp_path: Path) -> None
     fake.chmod(0o755)
     result = make("browser-deps", "BROWSER_CMD=csrwh-no-such-browser", f"APT_GET={fake}")
     assert result.returncode == 0, result.stderr
-    if os.geteuid() != 0 and not log.exists():  # no root, no passwordless sudo: says what to install
+    if (
+        os.geteuid() != 0 and not log.exists()
+    ):  # no root, no passwordless sudo: says what to install
         assert "apt-get install -y chromium" in result.stdout
         return
     calls = log.read_text().splitlines()
@@ -48,6 +56,10 @@ def test_browser_deps_does_nothing_when_all_is_there() -> None:
 
 
 def test_ci_run_ends_with_make_test() -> None:
-    lines = [line.strip() for line in (PROJECT_ROOT / ".ci" / "run").read_text().splitlines() if line.strip()]
+    lines = [
+        line.strip()
+        for line in (PROJECT_ROOT / ".ci" / "run").read_text().splitlines()
+        if line.strip()
+    ]
     assert lines[-1] == "make test"
-    assert any(line.startswith('export CI=') for line in lines)
+    assert any(line.startswith("export CI=") for line in lines)

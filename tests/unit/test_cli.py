@@ -8,12 +8,26 @@ from pathlib import Path
 
 import pytest
 
-COMMANDS = ["fetch", "sample", "ingest", "build", "validate", "sql", "export", "report", "dashboard"]
+COMMANDS = [
+    "fetch",
+    "sample",
+    "ingest",
+    "build",
+    "validate",
+    "sql",
+    "export",
+    "report",
+    "dashboard",
+]
 
 
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "csrwh.cli", *args], check=False, capture_output=True, text=True, env=env
+        [sys.executable, "-m", "csrwh.cli", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
     )
 
 

@@ -12,10 +12,17 @@ from pathlib import Path
 import pytest
 
 
-def run_cli(*args: str, module: str = "csrwh.cli", cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, module: str = "csrwh.cli", cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, DO_NOT_TRACK="1", COLUMNS="200")
     return subprocess.run(
-        [sys.executable, "-m", module, *args], check=False, capture_output=True, text=True, env=env, cwd=cwd,
+        [sys.executable, "-m", module, *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
         timeout=300,
     )
 
@@ -59,9 +66,15 @@ def _read_only_folder(tmp_path: Path) -> Path:
     if os.geteuid() != 0:
         folder.chmod(0o555)
         return folder
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(folder)], check=False, capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(folder)],
+        check=False,
+        capture_output=True,
+    )
     if mounted.returncode != 0:
-        pytest.skip(f"root without permission to mount a read-only tmpfs: {mounted.stderr.decode().strip()}")
+        pytest.skip(
+            f"root without permission to mount a read-only tmpfs: {mounted.stderr.decode().strip()}"
+        )
     return folder
 
 
@@ -73,7 +86,9 @@ def test_read_only_warehouse_folder_is_one_line_with_a_hint(tmp_path: Path) -> N
     folder = _read_only_folder(tmp_path)
     try:
         for command in ("build", "ingest"):
-            result = run_cli(command, "--data-dir", str(data), "--warehouse", str(folder / "wh.duckdb"))
+            result = run_cli(
+                command, "--data-dir", str(data), "--warehouse", str(folder / "wh.duckdb")
+            )
             assert result.returncode == 1, result.stderr
             error, hint = assert_one_line_with_hint(result)
             assert str(folder) in error and ("read-only" in error or "not writable" in error), error
@@ -107,7 +122,11 @@ def test_network_failures_become_one_line_with_a_hint() -> None:
     from csrwh.cli import _os_error
 
     known = _os_error(urllib.error.URLError(OSError(101, "Network is unreachable")))
-    assert known is not None and "network unreachable" in known.message and "CSRWH_MIRROR" in known.hint
+    assert (
+        known is not None
+        and "network unreachable" in known.message
+        and "CSRWH_MIRROR" in known.hint
+    )
     assert "disk" in _os_error(OSError(28, "No space left on device")).hint
 
 
@@ -120,6 +139,8 @@ def test_ctrl_c_outside_a_build_is_one_line_exit_130(tmp_path: Path) -> None:
         "cli.app = boom\n"
         "cli.main()\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True
+    )
     assert result.returncode == 130
     assert result.stderr.strip() == "error: interrupted"

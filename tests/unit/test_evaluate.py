@@ -12,8 +12,15 @@ from csrwh import evaluate as E
 from csrwh.errors import CsrwhError
 
 JUDGMENTS = [
-    ("t1", "a", 2), ("t1", "b", 1), ("t1", "c", 0), ("t1", "d", 2), ("t1", "e", 1), ("t1", "f", 0),
-    ("t2", "a", 0), ("t2", "x", 1), ("t2", "y", 0),
+    ("t1", "a", 2),
+    ("t1", "b", 1),
+    ("t1", "c", 0),
+    ("t1", "d", 2),
+    ("t1", "e", 1),
+    ("t1", "f", 0),
+    ("t2", "a", 0),
+    ("t2", "x", 1),
+    ("t2", "y", 0),
     ("t3", "q", 2),  # a topic the runs below do not answer
 ]
 
@@ -30,7 +37,9 @@ def precision_at(ranked: list[str], grades: dict[str, int], k: int) -> float:
     return sum(1 for d in ranked[:k] if grades.get(d, 0) >= 1) / k
 
 
-def independent(run: list[E.RunLine], judgments, k_ndcg: int = 10, k_p: int = 5) -> dict[str, float]:
+def independent(
+    run: list[E.RunLine], judgments, k_ndcg: int = 10, k_p: int = 5
+) -> dict[str, float]:
     by_topic: dict[str, dict[str, int]] = {}
     for t, d, g in judgments:
         by_topic.setdefault(t, {})[d] = g
@@ -39,7 +48,8 @@ def independent(run: list[E.RunLine], judgments, k_ndcg: int = 10, k_p: int = 5)
         ranked.setdefault(r.topic_id, []).append(r.doc_id)
     topics = sorted(set(by_topic) & set(ranked))
     return {
-        f"nDCG@{k_ndcg}": sum(ndcg_at(ranked[t], by_topic[t], k_ndcg) for t in topics) / len(topics),
+        f"nDCG@{k_ndcg}": sum(ndcg_at(ranked[t], by_topic[t], k_ndcg) for t in topics)
+        / len(topics),
         f"P@{k_p}": sum(precision_at(ranked[t], by_topic[t], k_p) for t in topics) / len(topics),
     }
 
@@ -75,7 +85,9 @@ def test_measures_agree_with_an_independent_computation(order: str) -> None:
 def test_aggregate_is_the_mean_over_evaluated_topics_only() -> None:
     run = [r for r in make_run(JUDGMENTS, "perfect") if r.topic_id == "t1"]
     result = E.evaluate(run, JUDGMENTS, ["nDCG@10"])
-    assert result.aggregate["nDCG@10"] == pytest.approx(1.0)  # t2, t3 unanswered: not averaged in as 0
+    assert result.aggregate["nDCG@10"] == pytest.approx(
+        1.0
+    )  # t2, t3 unanswered: not averaged in as 0
     assert set(result.per_topic) == {"t1"}
 
 

@@ -822,7 +822,9 @@ def test_short_close_delimited_body_is_not_accepted(server, sources, data_dir):
 def test_close_delimited_body_with_pinned_hash_is_fine(server, sources, data_dir):
     served = recoreact_files(server.root)
     server.rules[f"/{HF}/news-users.jsonl"] = {"no_length": len(served["news-users.jsonl"])}
-    item = next(f for f in sources["corpora"]["recoreact"]["files"] if f["remote"] == "news-users.jsonl")
+    item = next(
+        f for f in sources["corpora"]["recoreact"]["files"] if f["remote"] == "news-users.jsonl"
+    )
     item["sha256"] = sha(served["news-users.jsonl"])
     fetch(["recoreact"], data_dir, mirror=server.url, sources=sources)
     assert (data_dir / "recoreact/news-users.jsonl").read_bytes() == served["news-users.jsonl"]
@@ -833,7 +835,9 @@ def test_size_announced_by_the_hub_is_checked(server, sources, data_dir):
     real = served["news-users.jsonl"]
     put(server.root, "cdn/short.jsonl", real[:-20])
     server.rules[f"/{HF}/news-users.jsonl"] = {
-        "redirect": f"{server.url}/cdn/short.jsonl", "headers": {"X-Linked-Size": str(len(real))}}
+        "redirect": f"{server.url}/cdn/short.jsonl",
+        "headers": {"X-Linked-Size": str(len(real))},
+    }
     with pytest.raises(CsrwhError) as err:
         fetch(["recoreact"], data_dir, mirror=server.url, sources=sources)
     assert f"size {len(real) - 20}" in err.value.message and str(len(real)) in err.value.message
@@ -869,7 +873,12 @@ def test_same_host_redirect_is_followed(server, sources, data_dir):
 
 def test_redirect_hosts_come_from_the_upstream_list():
     allowed = fetch_mod._allowed_hosts(SOURCES)
-    for host in ("codeload.github.com", "github.com", "media.githubusercontent.com", "huggingface.co"):
+    for host in (
+        "codeload.github.com",
+        "github.com",
+        "media.githubusercontent.com",
+        "huggingface.co",
+    ):
         assert fetch_mod._host_allowed(host, allowed)
     assert fetch_mod._host_allowed("cdn-lfs.hf.co", allowed)
     assert not fetch_mod._host_allowed("evil.example.com", allowed)
@@ -887,9 +896,13 @@ def test_file_larger_than_the_bound_is_refused(server, sources, data_dir, monkey
     assert not (data_dir / "recoreact").exists() and not parts(data_dir)
 
 
-def test_close_delimited_body_larger_than_the_bound_is_cut_off(server, sources, data_dir, monkeypatch):
+def test_close_delimited_body_larger_than_the_bound_is_cut_off(
+    server, sources, data_dir, monkeypatch
+):
     served = recoreact_files(server.root, big="travel-products.jsonl")
-    server.rules[f"/{HF}/travel-products.jsonl"] = {"no_length": len(served["travel-products.jsonl"])}
+    server.rules[f"/{HF}/travel-products.jsonl"] = {
+        "no_length": len(served["travel-products.jsonl"])
+    }
     monkeypatch.setattr(fetch_mod, "MAX_FILE_BYTES", 10_000)
     with pytest.raises(CsrwhError, match="10,000 bytes"):
         fetch(["recoreact"], data_dir, mirror=server.url, sources=sources)
@@ -930,7 +943,9 @@ def test_dns_failure_fails_fast_without_retries(sources, data_dir, monkeypatch):
     slept = _no_sleep(monkeypatch)
     tries: list = []
     real = fetch_mod._attempt
-    monkeypatch.setattr(fetch_mod, "_attempt", lambda url, *a, **k: (tries.append(url), real(url, *a, **k))[1])
+    monkeypatch.setattr(
+        fetch_mod, "_attempt", lambda url, *a, **k: (tries.append(url), real(url, *a, **k))[1]
+    )
     with pytest.raises(CsrwhError) as err:
         fetch(["crsarena-dial"], data_dir, mirror="http://csrwh-test.invalid", sources=sources)
     assert slept == [] and len(tries) == 2  # each upstream URL once
@@ -944,7 +959,12 @@ def test_connection_refused_fails_fast_one_line_per_corpus(sources, data_dir, mo
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with pytest.raises(CsrwhError) as err:
-        fetch(["cosrec", "crsarena-dial", "recoreact"], data_dir, mirror=f"http://127.0.0.1:{port}", sources=sources)
+        fetch(
+            ["cosrec", "crsarena-dial", "recoreact"],
+            data_dir,
+            mirror=f"http://127.0.0.1:{port}",
+            sources=sources,
+        )
     assert slept == []
     assert "no network" in err.value.message and "\n" not in err.value.message
     assert "CSRWH_MIRROR" in err.value.hint or "--from-zip" in err.value.hint
@@ -961,7 +981,10 @@ def _zip(path: Path, members: dict[str, bytes]) -> Path:
 
 
 def _good_convsearch(tmp_path: Path, data_dir: Path) -> bytes:
-    good = _zip(tmp_path / "good.zip", {"Dialogs.json": b'[{"id": 1}]', "SearchBehaviors.json": b'[{"id": 2}]'})
+    good = _zip(
+        tmp_path / "good.zip",
+        {"Dialogs.json": b'[{"id": 1}]', "SearchBehaviors.json": b'[{"id": 2}]'},
+    )
     fetch(["convsearch"], data_dir, from_zip=good)
     return (data_dir / "convsearch" / "Dialogs.json").read_bytes()
 
@@ -990,10 +1013,14 @@ def test_github_from_zip_without_usable_files_keeps_the_folder(server, tmp_path,
     assert manifest(data_dir / "crsarena-dial") == before
 
 
-def test_from_zip_whose_files_are_all_unresolved_lfs_pointers_is_refused(server, tmp_path, sources, data_dir):
+def test_from_zip_whose_files_are_all_unresolved_lfs_pointers_is_refused(
+    server, tmp_path, sources, data_dir
+):
     (data_dir / "cosrec").mkdir(parents=True)
     (data_dir / "cosrec" / "keep.txt").write_text("mine")
-    pointer = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"a" * 64 + b"\nsize 12\n"
+    pointer = (
+        b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"a" * 64 + b"\nsize 12\n"
+    )
     zpath = tmp_path / "cosrec.zip"
     with zipfile.ZipFile(zpath, "w") as zf:
         zf.writestr("CoSRec-x/dataset/raw/conversations.jsonl", pointer)
@@ -1004,7 +1031,10 @@ def test_from_zip_whose_files_are_all_unresolved_lfs_pointers_is_refused(server,
 
 def test_from_zip_extracted_size_is_bounded(tmp_path, data_dir, monkeypatch):
     monkeypatch.setattr(fetch_mod, "MAX_EXTRACT_BYTES", 1000)
-    big = _zip(tmp_path / "big.zip", {"Dialogs.json": b"[" + b" " * 5000 + b"]", "SearchBehaviors.json": b"[]"})
+    big = _zip(
+        tmp_path / "big.zip",
+        {"Dialogs.json": b"[" + b" " * 5000 + b"]", "SearchBehaviors.json": b"[]"},
+    )
     with pytest.raises(CsrwhError) as err:
         fetch(["convsearch"], data_dir, from_zip=big)
     assert "1,000 bytes" in err.value.message

@@ -32,7 +32,9 @@ def test_statistical_analysis_rows_are_complete_and_well_formed() -> None:
     registry = metrics()
     ids = [r["figure_id"] for r in rows]
     assert len(ids) == len(set(ids))
-    groups = Counter(i.split(".")[1] for i in ids if i.split(".")[1] in ("topic", "table2", "click_ratio"))
+    groups = Counter(
+        i.split(".")[1] for i in ids if i.split(".")[1] in ("topic", "table2", "click_ratio")
+    )
     assert groups == {"topic": 8, "table2": 50, "click_ratio": 11}
     # Figure 2's shares sum to 100 (as printed: 100.01); each Table 2 row to 100 within rounding
     assert abs(sum(float(r["published"]) for r in rows if ".topic." in r["figure_id"]) - 100) < 0.02
@@ -63,7 +65,9 @@ def test_every_convsearch_metric_computes_on_the_sample(sample_warehouse: Path) 
         assert "not present" not in row["status"], row["figure_id"]
     # the sample's topics, grades and ratios are proper shares
     by = {r["figure_id"]: r["warehouse"] for r in rows}
-    assert abs(sum(v for k, v in by.items() if ".topic." in k) - 100) < 1e-9  # the sample draws from these 8
+    assert (
+        abs(sum(v for k, v in by.items() if ".topic." in k) - 100) < 1e-9
+    )  # the sample draws from these 8
     for item in {k.split(".")[2] for k in by if ".table2." in k}:
         assert abs(sum(by[f"convsearch.table2.{item}.{g}"] for g in range(5)) - 100) < 1e-9
     assert all(0 <= by[k] <= 1 for k in by if ".click_ratio." in k)
@@ -71,33 +75,58 @@ def test_every_convsearch_metric_computes_on_the_sample(sample_warehouse: Path) 
 
 def test_convsearch_marts_agree_with_plain_rows(sample_warehouse: Path) -> None:
     with duckdb.connect(str(sample_warehouse), read_only=True) as con:
-        topics = dict(con.execute("select topic, n_dialogues from convsearch_topic_distribution").fetchall())
-        dialogues = Counter(t for (t,) in con.execute(
-            "select domain_or_task from conversations where corpus = 'convsearch'").fetchall())
+        topics = dict(
+            con.execute("select topic, n_dialogues from convsearch_topic_distribution").fetchall()
+        )
+        dialogues = Counter(
+            t
+            for (t,) in con.execute(
+                "select domain_or_task from conversations where corpus = 'convsearch'"
+            ).fetchall()
+        )
         assert topics == dict(dialogues)
-        grades = {(a, g): n for a, g, n in con.execute(
-            "select aspect, grade, n_ratings from convsearch_annotation_distribution").fetchall()}
-        given = Counter((a, int(v)) for a, v in con.execute(
-            "select aspect, value from ratings where corpus = 'convsearch' and value is not null").fetchall())
+        grades = {
+            (a, g): n
+            for a, g, n in con.execute(
+                "select aspect, grade, n_ratings from convsearch_annotation_distribution"
+            ).fetchall()
+        }
+        given = Counter(
+            (a, int(v))
+            for a, v in con.execute(
+                "select aspect, value from ratings where corpus = 'convsearch' and value is not null"
+            ).fetchall()
+        )
         assert {k: v for k, v in grades.items() if v} == dict(given)
-        ratio = dict(con.execute("select position, n_serp_views_clicked from convsearch_click_ratio_by_position").fetchall())
+        ratio = dict(
+            con.execute(
+                "select position, n_serp_views_clicked from convsearch_click_ratio_by_position"
+            ).fetchall()
+        )
         serps: dict[str, set] = {}
-        for serp, rank in con.execute("select serp_view_id, rank from result_clicks where click_type = 'content'").fetchall():
+        for serp, rank in con.execute(
+            "select serp_view_id, rank from result_clicks where click_type = 'content'"
+        ).fetchall():
             serps.setdefault(">10" if rank > 10 else str(rank), set()).add(serp)
         assert {k: v for k, v in ratio.items() if v} == {k: len(v) for k, v in serps.items()}
         assert len(ratio) == 11
 
 
 def _corrupt(con, table: str, k: int, assignment: str) -> None:
-    con.execute(f"update main.{table} set {assignment} where rowid = (select min(rowid) + {k} from main.{table})")
+    con.execute(
+        f"update main.{table} set {assignment} where rowid = (select min(rowid) + {k} from main.{table})"
+    )
 
 
 def _duplicate(con, table: str, k: int) -> None:
-    con.execute(f"insert into main.{table} select * from main.{table} where rowid = (select min(rowid) + {k} from main.{table})")
+    con.execute(
+        f"insert into main.{table} select * from main.{table} where rowid = (select min(rowid) + {k} from main.{table})"
+    )
 
 
-def test_every_convsearch_mart_test_fails_on_a_corrupted_copy(sample_warehouse: Path, tmp_path: Path,
-                                                               isolated_dbt_target: Path) -> None:
+def test_every_convsearch_mart_test_fails_on_a_corrupted_copy(
+    sample_warehouse: Path, tmp_path: Path, isolated_dbt_target: Path
+) -> None:
     clean = run_dbt(["test", "--select", *CONVSEARCH_MARTS], sample_warehouse, quiet=True)
     assert clean.success, clean.failures
     tests = set(clean.timings)

@@ -54,8 +54,10 @@ def reference_distinct(lines: list[str], n: int) -> float:
                 break
         grams = []
         for line in kept:
-            tokens = [t for t in line.lower().replace(".", "").replace("\n", "").split(" ") if t != ""]
-            grams += [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+            tokens = [
+                t for t in line.lower().replace(".", "").replace("\n", "").split(" ") if t != ""
+            ]
+            grams += [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
         values.append(len(set(grams)) / len(grams) if grams else 0.0)
     return sum(values) / 100
 
@@ -65,8 +67,25 @@ def synthetic_lines(count: int, seed: int) -> list[str]:
     dataset tokeniser), tabs and no-break spaces (split by str.split() only), upper case, empty
     utterances and a long one."""
     rng = random.Random(seed)
-    vocabulary = ["the", "Movie", "movie.", "I", "like", "a", "comedy", "Thriller", "e.g.", "Star Wars", "...",
-                  "recommend", "you", "It's", "nice", "horror", "film"]
+    vocabulary = [
+        "the",
+        "Movie",
+        "movie.",
+        "I",
+        "like",
+        "a",
+        "comedy",
+        "Thriller",
+        "e.g.",
+        "Star Wars",
+        "...",
+        "recommend",
+        "you",
+        "It's",
+        "nice",
+        "horror",
+        "film",
+    ]
     separators = [" ", " ", " ", " ", "\n", "\t", "\u00a0", "  "]
     lines = []
     for i in range(count):
@@ -79,8 +98,12 @@ def synthetic_lines(count: int, seed: int) -> list[str]:
     return lines
 
 
-def _table(lines: list[str], roles: list[str] | None = None, systems: list[str | None] | None = None,
-           subsets: list[str] | None = None) -> pl.DataFrame:
+def _table(
+    lines: list[str],
+    roles: list[str] | None = None,
+    systems: list[str | None] | None = None,
+    subsets: list[str] | None = None,
+) -> pl.DataFrame:
     n = len(lines)
     utterances = td.Utterances(
         corpus=["crsarena"] * n,
@@ -93,9 +116,17 @@ def _table(lines: list[str], roles: list[str] | None = None, systems: list[str |
     return pl.from_arrow(td.text_diversity(utterances))
 
 
-def _pick(frame: pl.DataFrame, variant: str, side: str = "all", subset: str = "(all)", system: str = "(all)") -> dict:
+def _pick(
+    frame: pl.DataFrame,
+    variant: str,
+    side: str = "all",
+    subset: str = "(all)",
+    system: str = "(all)",
+) -> dict:
     return frame.filter(
-        (pl.col("variant") == variant) & (pl.col("side") == side) & (pl.col("subset") == subset)
+        (pl.col("variant") == variant)
+        & (pl.col("side") == side)
+        & (pl.col("subset") == subset)
         & (pl.col("system_id") == system)
     ).to_dicts()[0]
 
@@ -132,9 +163,14 @@ def test_plain_variant_is_whitespace_tokens_of_everything() -> None:
     row = _pick(_table(lines), "plain")
     tokens = [line.lower().split() for line in lines]
     for n, column in ((1, "distinct_1"), (2, "distinct_2")):
-        grams = [tuple(t[i:i + n]) for t in tokens for i in range(len(t) - n + 1)]
+        grams = [tuple(t[i : i + n]) for t in tokens for i in range(len(t) - n + 1)]
         assert row[column] == len(set(grams)) / len(grams)
-    assert row["max_words"] is None and row["seed"] is None and row["iterations"] == 1 and not row["is_truncated"]
+    assert (
+        row["max_words"] is None
+        and row["seed"] is None
+        and row["iterations"] == 1
+        and not row["is_truncated"]
+    )
 
 
 def test_hand_computed_distinct() -> None:
@@ -155,9 +191,21 @@ def test_grain_scopes_sides_and_variants() -> None:
     keys = frame.select("corpus", "subset", "system_id", "side", "variant")
     assert keys.n_unique() == frame.height
     scopes = set(frame.select("subset", "system_id").unique().iter_rows())
-    assert scopes == {("(all)", "(all)"), ("open", "(all)"), ("closed", "(all)"), ("(all)", "a"), ("(all)", "b"),
-                      ("open", "a"), ("open", "b"), ("closed", "a"), ("closed", "b")}
-    assert set(frame["side"]) == {"all", "user", "system"} and set(frame["variant"]) == {"dataset", "plain"}
+    assert scopes == {
+        ("(all)", "(all)"),
+        ("open", "(all)"),
+        ("closed", "(all)"),
+        ("(all)", "a"),
+        ("(all)", "b"),
+        ("open", "a"),
+        ("open", "b"),
+        ("closed", "a"),
+        ("closed", "b"),
+    }
+    assert set(frame["side"]) == {"all", "user", "system"} and set(frame["variant"]) == {
+        "dataset",
+        "plain",
+    }
     everything = _pick(frame, "plain")
     assert everything["n_utterances"] == 120 and everything["n_conversations"] == 15
     only_a = _pick(frame, "plain", system="a")
@@ -186,7 +234,9 @@ def test_every_crsarena_figure_names_a_metric_with_a_definition() -> None:
     ids = [r["figure_id"] for r in rows]
     assert len(ids) == len(set(ids))
     derivable = [r for r in rows if r["metric"]]
-    assert len(derivable) == len(rows)  # every figure is derivable now (Distinct-2 and Wang et al. included)
+    assert len(derivable) == len(
+        rows
+    )  # every figure is derivable now (Distinct-2 and Wang et al. included)
     for r in derivable:
         metric = registry[r["metric"]]
         text = metric.describe(parse_args(r["args"]))
@@ -196,8 +246,18 @@ def test_every_crsarena_figure_names_a_metric_with_a_definition() -> None:
         int(r["precision"])
         float(r["published"])
     prefixes = {i.split(".")[1] for i in ids}
-    assert {"satisfied", "frustrated", "satisfied_share", "utterances_mean", "words_sd", "battles", "tie_share",
-            "battle_matrix", "vote_result", "distinct2"} <= prefixes
+    assert {
+        "satisfied",
+        "frustrated",
+        "satisfied_share",
+        "utterances_mean",
+        "words_sd",
+        "battles",
+        "tie_share",
+        "battle_matrix",
+        "vote_result",
+        "distinct2",
+    } <= prefixes
     assert sum(i.startswith("crsarena.battle_matrix.") for i in ids) == 81
     assert sum(i.startswith("crsarena.satisfied_share.") for i in ids) == 27
 
@@ -261,18 +321,28 @@ def _marts(con, with_data: bool) -> None:
     systems = ["kbrd_redial", "unicrs_redial"]
     for env in ("open", "closed", "combined"):
         for system in [*systems, "(all)"]:
-            con.execute("insert into crsarena_dialogue_stats values (?, ?, 4, 1, 3, 0.25, 30, 7.5, 7, 2.1, 9.5, 8, 3.3)",
-                        [env, system])
+            con.execute(
+                "insert into crsarena_dialogue_stats values (?, ?, 4, 1, 3, 0.25, 30, 7.5, 7, 2.1, 9.5, 8, 3.3)",
+                [env, system],
+            )
         for a in systems:
             for b in systems:
-                con.execute("insert into crsarena_battle_counts values (?, ?, ?, 2, 2, 1, 0, 1)", [env, a, b])
+                con.execute(
+                    "insert into crsarena_battle_counts values (?, ?, ?, 2, 2, 1, 0, 1)",
+                    [env, a, b],
+                )
     for env, result in (("open", "win"), ("open", "no_vote"), ("closed", "tie")):
-        con.execute("insert into crsarena_vote_results values ('c', ?, 'kbrd_redial', 'u', null, null, ?, 0)", [env, result])
+        con.execute(
+            "insert into crsarena_vote_results values ('c', ?, 'kbrd_redial', 'u', null, null, ?, 0)",
+            [env, result],
+        )
     for subset in ("open", "closed", "(all)"):
         for side in ("all", "user", "system"):
             for variant in ("dataset", "plain"):
-                con.execute("insert into text_diversity values ('crsarena', ?, '(all)', ?, ?, 3, 9, 9000, 7012, true, 100, 42, 0.2, 0.5)",
-                            [subset, side, variant])
+                con.execute(
+                    "insert into text_diversity values ('crsarena', ?, '(all)', ?, ?, 3, 9, 9000, 7012, true, 100, 42, 0.2, 0.5)",
+                    [subset, side, variant],
+                )
 
 
 def test_render_writes_the_same_tables_whatever_the_data() -> None:
@@ -291,5 +361,10 @@ def test_render_writes_the_same_tables_whatever_the_data() -> None:
             assert fake.figures == 0 and fake.absent == ["crsarena"]
         con.close()
     assert written[False] == written[True]
-    assert set(written[True]) == {"crsarena_dialogue_stats", "crsarena_battle_counts", "crsarena_tie_shares",
-                                  "crsarena_vote_results", "crsarena_text_diversity"}
+    assert set(written[True]) == {
+        "crsarena_dialogue_stats",
+        "crsarena_battle_counts",
+        "crsarena_tie_shares",
+        "crsarena_vote_results",
+        "crsarena_text_diversity",
+    }

@@ -15,7 +15,12 @@ from csrwh.build import build
 from csrwh.dbt_runner import run_dbt
 from csrwh.sample import generate
 
-MARTS = ["text_diversity", "crsarena_dialogue_stats", "crsarena_battle_counts", "crsarena_vote_results"]
+MARTS = [
+    "text_diversity",
+    "crsarena_dialogue_stats",
+    "crsarena_battle_counts",
+    "crsarena_vote_results",
+]
 
 # one statement per declared test, each on its own row where a row could hide another's failure
 CORRUPTIONS = {
@@ -107,14 +112,28 @@ def _tests_of(outcome) -> set[str]:
 
 def test_marts_have_rows_of_every_kind(warehouse: Path) -> None:
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        assert con.execute("select count(*) from crsarena_vote_results where n_votes = 1").fetchone()[0] > 1
-        assert con.execute("select count(*) from crsarena_vote_results where n_votes = 0").fetchone()[0] > 0
-        assert {r[0] for r in con.execute("select distinct corpus from text_diversity").fetchall()} == {"cosrec", "crsarena"}
+        assert (
+            con.execute("select count(*) from crsarena_vote_results where n_votes = 1").fetchone()[
+                0
+            ]
+            > 1
+        )
+        assert (
+            con.execute("select count(*) from crsarena_vote_results where n_votes = 0").fetchone()[
+                0
+            ]
+            > 0
+        )
+        assert {
+            r[0] for r in con.execute("select distinct corpus from text_diversity").fetchall()
+        } == {"cosrec", "crsarena"}
         for mart in MARTS:
             assert con.execute(f"select count(*) from {mart}").fetchone()[0] >= 15, mart
 
 
-def test_every_dbt_test_fails_on_corrupted_marts(warehouse: Path, tmp_path: Path, dbt_target: Path) -> None:
+def test_every_dbt_test_fails_on_corrupted_marts(
+    warehouse: Path, tmp_path: Path, dbt_target: Path
+) -> None:
     clean = run_dbt(["test", "--select", *MARTS], warehouse, quiet=True)
     assert clean.success, clean.failures
     declared = _tests_of(clean)
@@ -129,4 +148,6 @@ def test_every_dbt_test_fails_on_corrupted_marts(warehouse: Path, tmp_path: Path
     outcome = run_dbt(["test", "--select", *MARTS], corrupted, quiet=True)
     assert not outcome.success
     failed = {line.split(":", 1)[0] for line in outcome.failures}
-    assert declared - failed == set(), "tests that never failed: " + ", ".join(sorted(declared - failed))
+    assert declared - failed == set(), "tests that never failed: " + ", ".join(
+        sorted(declared - failed)
+    )

@@ -41,8 +41,12 @@ def test_every_figure_names_its_script_metric_and_arguments() -> None:
     assert len(figures) > 300
     assert len({f["figure_id"] for f in figures}) == len(figures)
     for f in figures:
-        assert f["figure_id"].startswith("recllmsim.") and f["corpus"] == "recllmsim", f["figure_id"]
-        assert "github.com/wzf2000/RecLLMSim @ d680f2f9d5b8" in f["source"] and any(s in f["source"] for s in SCRIPTS)
+        assert f["figure_id"].startswith("recllmsim.") and f["corpus"] == "recllmsim", f[
+            "figure_id"
+        ]
+        assert "github.com/wzf2000/RecLLMSim @ d680f2f9d5b8" in f["source"] and any(
+            s in f["source"] for s in SCRIPTS
+        )
         assert f["explanation"], f["figure_id"]  # which files, filter and rounding the script used
         assert int(f["precision"]) >= 0 and f["subsets"]
         if not f["metric"]:  # not derivable: the explanation says why
@@ -55,14 +59,18 @@ def test_every_figure_names_its_script_metric_and_arguments() -> None:
         if f["alt_metric"]:
             assert f["alt_metric"] in registry and f["alt_figure"]
         # the published value is written at its precision
-        assert round(float(f["published"]), int(f["precision"])) == float(f["published"]), f["figure_id"]
+        assert round(float(f["published"]), int(f["precision"])) == float(f["published"]), f[
+            "figure_id"
+        ]
 
 
 def test_metrics_are_defined_in_the_recllmsim_module_with_definitions() -> None:
     assert set(recllmsim.METRICS) <= set(F.metrics())
     for name, metric in recllmsim.METRICS.items():
         assert name.startswith("recllmsim_") and len(metric.definition) > 40, name
-    used = {f["metric"] for f in _published() if f["metric"]} | {f["alt_metric"] for f in _published() if f["alt_metric"]}
+    used = {f["metric"] for f in _published() if f["metric"]} | {
+        f["alt_metric"] for f in _published() if f["alt_metric"]
+    }
     assert used == set(recllmsim.METRICS)
 
 
@@ -75,8 +83,14 @@ def sample_con(sample_warehouse: Path):
 
 def test_every_figure_equals_the_oracle_on_the_sample(sample_con) -> None:
     figures = _published()
-    present = {"recllmsim": [s for (s,) in sample_con.execute(
-        "select distinct subset from conversations where corpus = 'recllmsim'").fetchall()]}
+    present = {
+        "recllmsim": [
+            s
+            for (s,) in sample_con.execute(
+                "select distinct subset from conversations where corpus = 'recllmsim'"
+            ).fetchall()
+        ]
+    }
     comparison = F.compare(sample_con, present, figures)
     assert comparison.height == len(figures)
     checked = 0
@@ -87,15 +101,17 @@ def test_every_figure_equals_the_oracle_on_the_sample(sample_con) -> None:
         if expected is None:
             assert row["warehouse"] is None, row["figure_id"]
         else:
-            assert row["warehouse"] is not None and math.isclose(row["warehouse"], expected, rel_tol=1e-9, abs_tol=1e-9), (
-                row["figure_id"], row["warehouse"], expected)
+            assert row["warehouse"] is not None and math.isclose(
+                row["warehouse"], expected, rel_tol=1e-9, abs_tol=1e-9
+            ), (row["figure_id"], row["warehouse"], expected)
             checked += 1
     assert checked > 250
 
 
 @pytest.mark.parametrize("name", sorted(oracle.TABLES))
-def test_every_recllmsim_mart_equals_the_oracle_on_the_sample(sample_con, name: str, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_recllmsim_mart_equals_the_oracle_on_the_sample(
+    sample_con, name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from csrwh import report
 
     expectation, keys, _, columns = oracle.TABLES[name]
@@ -109,13 +125,19 @@ def test_every_recllmsim_mart_equals_the_oracle_on_the_sample(sample_con, name: 
 def test_the_scripts_sets_are_kept_apart(sample_con) -> None:
     """Agent = files naming a preference profile; 'new travel planning' is its own task but
     part of the travel planning scenario; every score lies on 0..2."""
-    sides = dict(sample_con.execute(
-        "select release, min(user_side) from recllmsim_conversation_measures group by release having count(distinct user_side) = 1"
-    ).fetchall())
+    sides = dict(
+        sample_con.execute(
+            "select release, min(user_side) from recllmsim_conversation_measures group by release having count(distinct user_side) = 1"
+        ).fetchall()
+    )
     assert sides["LLM_agent_user"] == "agent" and sides["real_human_user"] == "human"
-    scenarios = rows(sample_con, "select distinct task, scenario from recllmsim_conversation_measures")
+    scenarios = rows(
+        sample_con, "select distinct task, scenario from recllmsim_conversation_measures"
+    )
     for r in scenarios:
-        assert r["scenario"] == ("travel planning" if r["task"] == "new travel planning" else r["task"])
+        assert r["scenario"] == (
+            "travel planning" if r["task"] == "new travel planning" else r["task"]
+        )
 
 
 class _Recorder:
@@ -141,7 +163,9 @@ class _Recorder:
         return lambda *a, **k: None
 
 
-def test_render_writes_the_same_tables_with_or_without_recllmsim(sample_warehouse: Path, tmp_path: Path) -> None:
+def test_render_writes_the_same_tables_with_or_without_recllmsim(
+    sample_warehouse: Path, tmp_path: Path
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg", force=True)

@@ -27,8 +27,9 @@ DEADLINE_S = 30.0
 DOC = '{"task": "t", "history": []}'
 
 
-def _ingest_with_deadline(data: Path, con: duckdb.DuckDBPyConnection,
-                          unblock: Callable[[], None] | None = None) -> IngestSummary:
+def _ingest_with_deadline(
+    data: Path, con: duckdb.DuckDBPyConnection, unblock: Callable[[], None] | None = None
+) -> IngestSummary:
     """``run_ingest`` in a thread; fails (after calling ``unblock``) if it does not finish."""
     out: dict[str, object] = {}
 
@@ -55,13 +56,20 @@ def _ingest_with_deadline(data: Path, con: duckdb.DuckDBPyConnection,
 
 
 def _landed(con: duckdb.DuckDBPyConnection) -> list[str]:
-    return [p for (p,) in con.execute(
-        "SELECT source_path FROM raw.recllmsim__conversations ORDER BY source_path").fetchall()]
+    return [
+        p
+        for (p,) in con.execute(
+            "SELECT source_path FROM raw.recllmsim__conversations ORDER BY source_path"
+        ).fetchall()
+    ]
 
 
 def _warned(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records
-            if r.name == "ingest.loader" and r.levelno == logging.WARNING]
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "ingest.loader" and r.levelno == logging.WARNING
+    ]
 
 
 @pytest.fixture
@@ -78,12 +86,18 @@ def test_links_inside_the_data_folder_are_followed(data, duck, write_file, caplo
     write_file(data, "shared/one.json", DOC)
     write_file(data, "shared/more/2.json", DOC)
     corpus = data / "recllmsim"
-    (corpus / "linked.json").symlink_to("../shared/one.json")  # file link, outside the corpus folder
+    (corpus / "linked.json").symlink_to(
+        "../shared/one.json"
+    )  # file link, outside the corpus folder
     (corpus / "alias").symlink_to("V2")  # folder link inside the corpus folder
     (corpus / "V2" / "extra").symlink_to(data / "shared" / "more")  # absolute folder link
     s = _ingest_with_deadline(data, duck)
     assert _landed(duck) == [
-        "V2/extra/2.json", "V2/gifts/0.json", "alias/extra/2.json", "alias/gifts/0.json", "linked.json",
+        "V2/extra/2.json",
+        "V2/gifts/0.json",
+        "alias/extra/2.json",
+        "alias/gifts/0.json",
+        "linked.json",
     ]
     assert (s.files_loaded, s.records_rejected) == (5, 0)
     assert s.warnings == [] and _warned(caplog) == []
@@ -121,8 +135,16 @@ def _to_data_folder(data: Path) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(
-    "make", [_outside_file, _outside_folder, _dangling, _self_loop_folder, _link_cycle, _to_data_folder],
-    ids=["outside-file", "outside-folder", "dangling", "self-loop-folder", "link-cycle", "to-data-folder"],
+    "make",
+    [_outside_file, _outside_folder, _dangling, _self_loop_folder, _link_cycle, _to_data_folder],
+    ids=[
+        "outside-file",
+        "outside-folder",
+        "dangling",
+        "self-loop-folder",
+        "link-cycle",
+        "to-data-folder",
+    ],
 )
 def test_bad_links_are_reported_once_and_not_followed(data, duck, caplog, make):
     link, why = make(data)

@@ -26,7 +26,9 @@ def ingest(data_dir: Path, con: duckdb.DuckDBPyConnection, corpora=None):
 
 
 def keys(con, table: str) -> list:
-    return con.execute(f"SELECT record_index, record_key FROM raw.{table} ORDER BY record_index").fetchall()
+    return con.execute(
+        f"SELECT record_index, record_key FROM raw.{table} ORDER BY record_index"
+    ).fetchall()
 
 
 def rejects(con, cols: str = "source_path, record_index, line_number, error, raw_text, raw_bytes"):
@@ -58,14 +60,18 @@ def drop_first_quote_after(text: str, marker: str) -> str:
 
 
 @pytest.mark.parametrize("indent", [4, None], ids=["pretty", "minified"])
-def test_json_array_salvage_resynchronises_after_a_missing_quote(tmp_path, duck, write_file, indent):
+def test_json_array_salvage_resynchronises_after_a_missing_quote(
+    tmp_path, duck, write_file, indent
+):
     objs = [dialogue(i) for i in range(12)]
     good = json.dumps(objs, indent=indent)
     text = drop_first_quote_after(good, '"conversation ID": "crs_1"')  # element 2
     write_file(tmp_path / "crsarena-dial", DIAL, text)
     s = ingest(tmp_path, duck)
     assert (s.records_loaded, s.records_rejected) == (11, 1)
-    assert [k for _, k in keys(duck, "crsarena__dialogues")] == [f"crs_{i}" for i in range(12) if i != 1]
+    assert [k for _, k in keys(duck, "crsarena__dialogues")] == [
+        f"crs_{i}" for i in range(12) if i != 1
+    ]
     [(p, idx, _ln, err, raw_text, raw_bytes)] = rejects(duck)
     assert (p, idx) == (DIAL, 1)
     assert err.startswith("broken JSON") and "\n" not in err
@@ -119,14 +125,20 @@ def test_real_crsarena_dialogues_with_one_missing_quote(tmp_path, duck, real_cor
     "corpus, rel, content",
     [
         ("crsarena-dial", DIAL, "[" * 50_000),  # unclosed: the salvage parser
-        ("crsarena-dial", DIAL, '[{"conversation ID": "a"},\n' + "[" * 50_000 + "x" + "]" * 50_000 + "]"),
+        (
+            "crsarena-dial",
+            DIAL,
+            '[{"conversation ID": "a"},\n' + "[" * 50_000 + "x" + "]" * 50_000 + "]",
+        ),
         ("convsearch", "Dialogs.json", "{" * 50_000),  # not an array at all
         ("cosrec", "dataset/crowd/quality.jsonl", '{"a": 1}\n{"b": ' + "[" * 50_000 + "}\n"),
         ("recllmsim", "LLM_agent_user/t/1.json", '{"history": ' + "[" * 50_000 + "}"),
     ],
     ids=["array-unclosed", "array-element", "not-array", "jsonl-line", "whole-file"],
 )
-def test_deeply_nested_input_is_one_reject_not_a_recursion_error(tmp_path, duck, write_file, corpus, rel, content):
+def test_deeply_nested_input_is_one_reject_not_a_recursion_error(
+    tmp_path, duck, write_file, corpus, rel, content
+):
     write_file(tmp_path / corpus, rel, content)
     s = ingest(tmp_path, duck)
     rej = rejects(duck)
@@ -153,7 +165,9 @@ def test_csv_stray_quote_does_not_swallow_following_records(tmp_path, duck, writ
     assert (p, idx, ln) == (VOTES, 3, 5)
     assert raw_text == 's3,u3,a,b,tie,"I liked, both' and raw_bytes == raw_text.encode()
     assert err.startswith("broken CSV: stray quote") and "line 5" in err and "\n" not in err
-    fb = dict(duck.execute("SELECT record_key, payload->>'feedback' FROM raw.crsarena__votes").fetchall())
+    fb = dict(
+        duck.execute("SELECT record_key, payload->>'feedback' FROM raw.crsarena__votes").fetchall()
+    )
     assert fb["s5"] == "fine" and fb["s20"] == "later, quoted"
 
 
@@ -203,7 +217,9 @@ def test_real_votes_with_a_stray_quote(tmp_path, duck, real_corpora):
 # ----------------------------------------------------------------------------- item 10
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="needs a file system that takes any bytes in names")
+@pytest.mark.skipif(
+    sys.platform != "linux", reason="needs a file system that takes any bytes in names"
+)
 def test_file_name_that_is_not_utf8_is_one_reject(tmp_path, duck, write_file):
     root = tmp_path / "recllmsim"
     write_file(root, "LLM_agent_user/t/0.json", '{"history": []}')
@@ -231,7 +247,9 @@ def test_file_name_that_is_not_utf8_is_one_reject(tmp_path, duck, write_file):
     "exc",
     [
         OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
-        duckdb.IOException('IO Error: Could not write file "wh.duckdb.wal": No space left on device'),
+        duckdb.IOException(
+            'IO Error: Could not write file "wh.duckdb.wal": No space left on device'
+        ),
     ],
     ids=["oserror", "duckdb"],
 )

@@ -22,8 +22,14 @@ def ingest(data_dir: Path, con: duckdb.DuckDBPyConnection, corpora=None):
     return run_ingest(data_dir, con, corpora=corpora, progress=False)
 
 
-def rows(con, table: str, cols: str = "record_index, line_number, record_key, payload::VARCHAR, source_text"):
-    return con.execute(f"SELECT {cols} FROM raw.{table} ORDER BY source_path, record_index").fetchall()
+def rows(
+    con,
+    table: str,
+    cols: str = "record_index, line_number, record_key, payload::VARCHAR, source_text",
+):
+    return con.execute(
+        f"SELECT {cols} FROM raw.{table} ORDER BY source_path, record_index"
+    ).fetchall()
 
 
 def rejects(con, cols: str = "source_path, record_index, line_number, error, raw_text, raw_bytes"):
@@ -47,15 +53,36 @@ def test_cosrec_jsonl_lands_verbatim_with_provenance(tmp_path, duck, write_file)
     ).fetchall()
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     assert [r[1:9] for r in got] == [
-        ("cosrec", CONV, 0, 1, "CoSRec-Crowd_1", '{"CoSRec-Crowd_1":  "U: hi\\nS: hello"}', None, sha),
-        ("cosrec", CONV, 1, 2, "CoSRec-Crowd_2", '{"CoSRec-Crowd_2": "U: \u4f60\u597d\\nS: ok"}', None, sha),
+        (
+            "cosrec",
+            CONV,
+            0,
+            1,
+            "CoSRec-Crowd_1",
+            '{"CoSRec-Crowd_1":  "U: hi\\nS: hello"}',
+            None,
+            sha,
+        ),
+        (
+            "cosrec",
+            CONV,
+            1,
+            2,
+            "CoSRec-Crowd_2",
+            '{"CoSRec-Crowd_2": "U: \u4f60\u597d\\nS: ok"}',
+            None,
+            sha,
+        ),
     ]
     assert {r[0] for r in got} == {s.batch_id}
     assert all(r[9] is not None for r in got)
     # payload is real JSON for dbt
-    assert duck.execute(
-        "SELECT payload->>'$.\"CoSRec-Crowd_1\"' FROM raw.cosrec__conversations WHERE record_index = 0"
-    ).fetchone()[0] == "U: hi\nS: hello"
+    assert (
+        duck.execute(
+            "SELECT payload->>'$.\"CoSRec-Crowd_1\"' FROM raw.cosrec__conversations WHERE record_index = 0"
+        ).fetchone()[0]
+        == "U: hi\nS: hello"
+    )
 
 
 def test_unknown_fields_survive(tmp_path, duck, write_file):
@@ -90,7 +117,12 @@ def test_broken_json_line_is_rejected_rest_lands(tmp_path, duck, write_file):
     rr = duck.execute(
         "SELECT batch_id, corpus, table_name, file_sha256, rejected_at FROM raw.rejected_records"
     ).fetchone()
-    assert rr[:4] == (s.batch_id, "cosrec", "cosrec__conversations", hashlib.sha256(path.read_bytes()).hexdigest())
+    assert rr[:4] == (
+        s.batch_id,
+        "cosrec",
+        "cosrec__conversations",
+        hashlib.sha256(path.read_bytes()).hexdigest(),
+    )
     assert rr[4] is not None
     assert duck.execute("SELECT n_records, n_rejected FROM raw.ingest_files").fetchall() == [(2, 1)]
 
@@ -121,7 +153,10 @@ def test_invalid_utf8_rejects_only_that_line(tmp_path, duck, write_file):
     write_file(tmp_path / "cosrec", CONV, b'{"a": "\xc3\xa9"}\n' + bad + b"\r\n" + b'{"c": 3}\n')
     s = ingest(tmp_path, duck)
     assert (s.records_loaded, s.records_rejected) == (2, 1)
-    assert [r[2:4] for r in rows(duck, "cosrec__conversations")] == [("a", '{"a": "\u00e9"}'), ("c", '{"c": 3}')]
+    assert [r[2:4] for r in rows(duck, "cosrec__conversations")] == [
+        ("a", '{"a": "\u00e9"}'),
+        ("c", '{"c": 3}'),
+    ]
     [(_, idx, ln, err, raw_text, raw_bytes)] = rejects(duck)
     assert (idx, ln, err) == (1, 2, "invalid UTF-8")
     assert raw_bytes == bad + b"\r"  # verbatim record bytes (the line without its \n)
@@ -202,7 +237,9 @@ def test_qrels(tmp_path, duck, write_file):
     assert (s.records_loaded, s.records_rejected) == (3, 2)
     got = rows(duck, "cosrec__qrels")
     assert got[0] == (
-        0, 1, "CoSRec-Curated_1_0_0#0",
+        0,
+        1,
+        "CoSRec-Curated_1_0_0#0",
         '{"topic_id":"CoSRec-Curated_1_0_0#0","iteration":"0","doc_id":"B004OA2B22","grade":"2"}',
         "CoSRec-Curated_1_0_0#0\t0\tB004OA2B22\t2",
     )
@@ -212,7 +249,10 @@ def test_qrels(tmp_path, duck, write_file):
     assert got[2][:3] == (4, 6, "T")
     rej = rejects(duck)
     assert [(r[1], r[2]) for r in rej] == [(2, 4), (3, 5)]
-    assert rej[0][3] == "wrong field count: qrels line has 3 fields, expected 4 (topic_id iteration doc_id grade)"
+    assert (
+        rej[0][3]
+        == "wrong field count: qrels line has 3 fields, expected 4 (topic_id iteration doc_id grade)"
+    )
     assert "has 5 fields" in rej[1][3]
     assert rej[1][4] == "a b c d e"
 
@@ -239,14 +279,31 @@ CSV_HEADER = "session_id,user_id,crs1,crs2,vote,feedback"
 
 def test_csv_rfc4180_multiline_quoted_fields(tmp_path, duck, write_file):
     rec2 = '2024-09-09 12:44:14,u2,kbrd_redial,kbrd_opendialkg,kbrd_redial,"Line one ""quoted""\nline two, with comma"'
-    raw = "\ufeff" + CSV_HEADER + "\r\n" + "2024-09-08 23:01:08,u1,a,b,tie,\r\n" + rec2 + "\r\n\r\n" + "s3,u3,a,b,a,ok\r\n"
+    raw = (
+        "\ufeff"
+        + CSV_HEADER
+        + "\r\n"
+        + "2024-09-08 23:01:08,u1,a,b,tie,\r\n"
+        + rec2
+        + "\r\n\r\n"
+        + "s3,u3,a,b,a,ok\r\n"
+    )
     path = write_file(tmp_path / "crsarena-dial", VOTES, raw)
     s = ingest(tmp_path, duck)
     assert (s.records_loaded, s.records_rejected) == (3, 0)
     got = rows(duck, "crsarena__votes")
-    assert [g[:3] for g in got] == [(0, 2, "2024-09-08 23:01:08"), (1, 3, "2024-09-09 12:44:14"), (2, 6, "s3")]
+    assert [g[:3] for g in got] == [
+        (0, 2, "2024-09-08 23:01:08"),
+        (1, 3, "2024-09-09 12:44:14"),
+        (2, 6, "s3"),
+    ]
     assert json.loads(got[0][3]) == {
-        "session_id": "2024-09-08 23:01:08", "user_id": "u1", "crs1": "a", "crs2": "b", "vote": "tie", "feedback": "",
+        "session_id": "2024-09-08 23:01:08",
+        "user_id": "u1",
+        "crs1": "a",
+        "crs2": "b",
+        "vote": "tie",
+        "feedback": "",
     }
     assert list(json.loads(got[1][3])) == CSV_HEADER.split(",")  # header order kept
     assert json.loads(got[1][3])["feedback"] == 'Line one "quoted"\nline two, with comma'
@@ -281,7 +338,11 @@ def test_csv_invalid_utf8_record(tmp_path, duck, write_file):
     write_file(tmp_path / "crsarena-dial", VOTES, raw)
     s = ingest(tmp_path, duck)
     assert (s.records_loaded, s.records_rejected) == (1, 1)
-    assert rejects(duck)[0][3:] == ("invalid UTF-8", "s2,u2,a,b,tie,caf\ufffd", b"s2,u2,a,b,tie,caf\xe9")
+    assert rejects(duck)[0][3:] == (
+        "invalid UTF-8",
+        "s2,u2,a,b,tie,caf\ufffd",
+        b"s2,u2,a,b,tie,caf\xe9",
+    )
 
 
 def test_csv_header_only_has_no_records(tmp_path, duck, write_file):
@@ -295,8 +356,12 @@ def test_csv_header_only_has_no_records(tmp_path, duck, write_file):
 
 DIALOGUES = [
     {"conversation ID": "barcor_redial_u1", "agent": {"id": "barcor_redial"}, "conversation": []},
-    {"conversation ID": "kbrd_redial_u2", "metadata": {"sentiment": "satisfied"}, "new": "\u00e9\u4e2d"},
-    {"conversation ID": "unicrs_redial_u3", "conversation": [{"utterance": "hi \"there\""}]},
+    {
+        "conversation ID": "kbrd_redial_u2",
+        "metadata": {"sentiment": "satisfied"},
+        "new": "\u00e9\u4e2d",
+    },
+    {"conversation ID": "unicrs_redial_u3", "conversation": [{"utterance": 'hi "there"'}]},
 ]
 
 
@@ -323,21 +388,29 @@ def test_json_array_elements_land_verbatim(tmp_path, duck, write_file):
     s = ingest(tmp_path, duck)
     assert (s.records_loaded, s.records_rejected) == (3, 0)
     got = rows(duck, "crsarena__dialogues")
-    assert [g[:3] for g in got] == [(0, None, "barcor_redial_u1"), (1, None, "kbrd_redial_u2"), (2, None, "unicrs_redial_u3")]
+    assert [g[:3] for g in got] == [
+        (0, None, "barcor_redial_u1"),
+        (1, None, "kbrd_redial_u2"),
+        (2, None, "unicrs_redial_u3"),
+    ]
     assert [g[3] for g in got] == _element_texts(text)
     assert all(g[4] is None for g in got)
 
 
 def test_json_array_bom_and_crlf(tmp_path, duck, write_file):
     text = _array_text(DIALOGUES)
-    write_file(tmp_path / "crsarena-dial", DIAL, b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    write_file(
+        tmp_path / "crsarena-dial", DIAL, b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode()
+    )
     s = ingest(tmp_path, duck)
     assert (s.records_loaded, s.records_rejected) == (3, 0)
     assert [g[3] for g in rows(duck, "crsarena__dialogues")] == _element_texts(text)
 
 
 def test_json_array_non_object_element(tmp_path, duck, write_file):
-    write_file(tmp_path / "convsearch", "Dialogs.json", '[{"id": 130, "turns": []}, 5, ["x"], {"id": 131}]')
+    write_file(
+        tmp_path / "convsearch", "Dialogs.json", '[{"id": 130, "turns": []}, 5, ["x"], {"id": 131}]'
+    )
     s = ingest(tmp_path, duck)
     assert rows(duck, "convsearch__dialogs", "record_index, record_key") == [(0, "130"), (3, "131")]
     rej = rejects(duck)
@@ -368,8 +441,12 @@ def test_json_array_broken_element_in_the_middle(tmp_path, duck, write_file):
     text = '[\n  {"id": 1},\n  {"id": 2, oops},\n  {"id": 3}\n]\n'
     write_file(tmp_path / "convsearch", "SearchBehaviors.json", text)
     s = ingest(tmp_path, duck)
-    assert rows(duck, "convsearch__search_behaviors", "record_index, record_key, payload::VARCHAR") == [
-        (0, "1", '{"id": 1}'), (2, "3", '{"id": 3}')]  # resynchronised after the bad element (issue 13.4)
+    assert rows(
+        duck, "convsearch__search_behaviors", "record_index, record_key, payload::VARCHAR"
+    ) == [
+        (0, "1", '{"id": 1}'),
+        (2, "3", '{"id": 3}'),
+    ]  # resynchronised after the bad element (issue 13.4)
     [(_, idx, _ln, err, raw_text, _b)] = rejects(duck)
     assert idx == 1 and err.startswith("broken JSON") and "line 3" in err
     assert raw_text == '{"id": 2, oops}'  # the bad element only, verbatim
@@ -390,7 +467,8 @@ def test_json_array_invalid_utf8_rejects_only_that_element(tmp_path, duck, write
 
 
 @pytest.mark.parametrize(
-    "text, found", [('{"id": 1}', "an object"), ('"x"', "a string"), ("not json at all", "text that is not JSON")]
+    "text, found",
+    [('{"id": 1}', "an object"), ('"x"', "a string"), ("not json at all", "text that is not JSON")],
 )
 def test_json_array_wrong_top_level_shape(tmp_path, duck, write_file, text, found):
     write_file(tmp_path / "convsearch", "Dialogs.json", text)
@@ -428,8 +506,12 @@ def test_salvage_parser_matches_duckdb_element_text(duck, tmp_path):
     text = _array_text(DIALOGUES, indent=2)
     path = tmp_path / "a.json"
     path.write_text(text, encoding="utf-8")
-    fast = [r[0] for r in duck.execute(
-        "SELECT json FROM read_json_objects(?, format='array')", [str(path)]).fetchall()]
+    fast = [
+        r[0]
+        for r in duck.execute(
+            "SELECT json FROM read_json_objects(?, format='array')", [str(path)]
+        ).fetchall()
+    ]
     spec = registry.get("crsarena").files[0]
     sf = SourceFile(registry.get("crsarena"), spec, path, "a.json", 0, None, "x")
     table, file_rejects = _salvage_array(sf, text.encode())
@@ -442,11 +524,19 @@ def test_salvage_parser_matches_duckdb_element_text(duck, tmp_path):
 
 def test_recllmsim_whole_files_any_depth(tmp_path, duck, write_file):
     root = tmp_path / "recllmsim"
-    a = {"task": "travel planning", "history": [{"role": "user", "content": "hi"}], "rating": {"Diversity": 2}}
+    a = {
+        "task": "travel planning",
+        "history": [{"role": "user", "content": "hi"}],
+        "rating": {"Diversity": 2},
+    }
     b = {"task_type": "\u65c5\u884c\u89c4\u5212", "profile": "{'age': 30}", "history": []}
     text_a = json.dumps(a, indent=4)
     write_file(root, "LLM_agent_user/travel planning/0.json", text_a)
-    write_file(root, "real_human_user/User_1/\u65c5\u884c\u89c4\u5212/2.json", b"\xef\xbb\xbf" + json.dumps(b, ensure_ascii=False).encode())
+    write_file(
+        root,
+        "real_human_user/User_1/\u65c5\u884c\u89c4\u5212/2.json",
+        b"\xef\xbb\xbf" + json.dumps(b, ensure_ascii=False).encode(),
+    )
     write_file(root, "V2/gifts/10.json", json.dumps(a).replace(", ", ",\r\n"))
     write_file(root, "top.json", "{}")
     write_file(root, ".csrwh-manifest.json", '{"files": {}}')
@@ -460,9 +550,21 @@ def test_recllmsim_whole_files_any_depth(tmp_path, duck, write_file):
         "FROM raw.recllmsim__conversations ORDER BY source_path"
     ).fetchall()
     assert [(g[0], g[1], g[2], g[3], g[5]) for g in got] == [
-        ("LLM_agent_user/travel planning/0.json", 0, None, "LLM_agent_user/travel planning/0", None),
+        (
+            "LLM_agent_user/travel planning/0.json",
+            0,
+            None,
+            "LLM_agent_user/travel planning/0",
+            None,
+        ),
         ("V2/gifts/10.json", 0, None, "V2/gifts/10", None),
-        ("real_human_user/User_1/\u65c5\u884c\u89c4\u5212/2.json", 0, None, "real_human_user/User_1/\u65c5\u884c\u89c4\u5212/2", None),
+        (
+            "real_human_user/User_1/\u65c5\u884c\u89c4\u5212/2.json",
+            0,
+            None,
+            "real_human_user/User_1/\u65c5\u884c\u89c4\u5212/2",
+            None,
+        ),
         ("top.json", 0, None, "top", None),
     ]
     assert got[0][4] == text_a
@@ -496,7 +598,11 @@ def test_formats_cover_every_declared_file():
     formats = {spec.format for c in registry.CORPORA for spec in c.files}
     assert formats == set(Format)
     keys = {spec.key.kind for c in registry.CORPORA for spec in c.files}
-    assert keys == {RecordKey.single_key().kind, RecordKey.field("x").kind, RecordKey.relative_path().kind}
+    assert keys == {
+        RecordKey.single_key().kind,
+        RecordKey.field("x").kind,
+        RecordKey.relative_path().kind,
+    }
 
 
 # ----------------------------------------------------------------- FileSpec(check=...): the hook

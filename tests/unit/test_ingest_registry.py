@@ -11,9 +11,21 @@ from ingest.loader import FileSpec, Format, RecordKey, _glob_regex, discover
 
 
 def test_six_corpora_seventeen_tables():
-    assert registry.names() == ["cosrec", "crsarena", "convsearch", "recllmsim", "recoreact", "custom"]
+    assert registry.names() == [
+        "cosrec",
+        "crsarena",
+        "convsearch",
+        "recllmsim",
+        "recoreact",
+        "custom",
+    ]
     assert [c.folder for c in registry.CORPORA] == [
-        "cosrec", "crsarena-dial", "convsearch", "recllmsim", "recoreact", "custom"
+        "cosrec",
+        "crsarena-dial",
+        "convsearch",
+        "recllmsim",
+        "recoreact",
+        "custom",
     ]
     tables = registry.raw_tables()
     assert len(tables) == len(set(tables)) == 17
@@ -68,7 +80,9 @@ def test_discover_ignores_dot_files_and_reports_unmatched(tmp_path, write_file):
     write_file(root, ".csrwh-manifest.json", "{}")
     write_file(root, "README.md", "#")
     files, ignored = discover(registry.get("cosrec"), root)
-    assert [(f.rel, f.spec.table) for f in files] == [("dataset/crowd/quality.jsonl", "cosrec__quality")]
+    assert [(f.rel, f.spec.table) for f in files] == [
+        ("dataset/crowd/quality.jsonl", "cosrec__quality")
+    ]
     assert ignored == ["README.md"]
 
 
@@ -87,7 +101,11 @@ def test_sample_generator_round_trip(tmp_path, duck):
     assert s.records_rejected == 0, s.rejected_files
     assert s.missing_corpora == []
     assert s.files_loaded == sum(counts.values())
-    empty = [t for t in registry.raw_tables() if duck.execute(f"SELECT count(*) FROM raw.{t}").fetchone()[0] == 0]
+    empty = [
+        t
+        for t in registry.raw_tables()
+        if duck.execute(f"SELECT count(*) FROM raw.{t}").fetchone()[0] == 0
+    ]
     assert empty == []
     again = run_ingest(tmp_path / "data", duck, progress=False)
     assert again.files_loaded == 0 and again.files_unchanged == s.files_loaded

@@ -17,16 +17,34 @@ ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "ARCHITECTURE.md"
 
 def small_corpora(root: Path, write_file) -> Path:
     """14 small files covering every corpus, one of them with a rejected record."""
-    write_file(root / "cosrec", "dataset/crowd/conversations.jsonl", '{"c1": "U: a\\nS: b"}\n{"c2": "U: x"}\n')
+    write_file(
+        root / "cosrec",
+        "dataset/crowd/conversations.jsonl",
+        '{"c1": "U: a\\nS: b"}\n{"c2": "U: x"}\n',
+    )
     write_file(root / "cosrec", "dataset/curated/conversations.jsonl", '{"k1": "U: q"}\n')
-    write_file(root / "cosrec", "dataset/crowd/quality.jsonl", '{"c1": [{"fluency": 4}]}\nnot json\n')
+    write_file(
+        root / "cosrec", "dataset/crowd/quality.jsonl", '{"c1": [{"fluency": 4}]}\nnot json\n'
+    )
     write_file(root / "cosrec", "dataset/curated/qrels.qrels", "t1 0 d1 2\nt1 0 d2 0\n")
-    write_file(root / "crsarena-dial", "data/crs_arena_dial_open.json", json.dumps([{"conversation ID": "a_u1"}]))
-    write_file(root / "crsarena-dial", "data/votes_open.csv", "session_id,user_id,crs1,crs2,vote,feedback\ns,u,a,b,tie,\n")
+    write_file(
+        root / "crsarena-dial",
+        "data/crs_arena_dial_open.json",
+        json.dumps([{"conversation ID": "a_u1"}]),
+    )
+    write_file(
+        root / "crsarena-dial",
+        "data/votes_open.csv",
+        "session_id,user_id,crs1,crs2,vote,feedback\ns,u,a,b,tie,\n",
+    )
     write_file(root / "convsearch", "Dialogs.json", '[{"id": 1, "turns": []}]')
     write_file(root / "convsearch", "SearchBehaviors.json", '[{"id": 9, "clicked_results": "[]"}]')
     for i in range(3):
-        write_file(root / "recllmsim", f"LLM_agent_user/travel planning/{i}.json", json.dumps({"task": "t", "i": i}))
+        write_file(
+            root / "recllmsim",
+            f"LLM_agent_user/travel planning/{i}.json",
+            json.dumps({"task": "t", "i": i}),
+        )
     write_file(root / "recoreact", "news-products.jsonl", '{"pid": "p1"}\n')
     write_file(root / "recoreact", "news-users.jsonl", '{"uid": "u1"}\n')
     write_file(root / "recoreact", "news-impressions.jsonl", '{"iid": "i1", "uid": "u1"}\n')
@@ -58,16 +76,30 @@ def quiet(data_dir, warehouse, **kw):
 def test_all_tables_exist_with_the_contract_columns(tmp_path, duck, write_file):
     write_file(tmp_path / "cosrec", "dataset/crowd/conversations.jsonl", '{"c1": "x"}\n')
     quiet(tmp_path, duck)
-    tables = {r[0] for r in duck.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'raw'").fetchall()}
+    tables = {
+        r[0]
+        for r in duck.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'raw'"
+        ).fetchall()
+    }
     assert len(architecture_tables()) == 17
-    assert tables == set(architecture_tables()) | {"rejected_records", "ingest_files", "ingest_runs"}
+    assert tables == set(architecture_tables()) | {
+        "rejected_records",
+        "ingest_files",
+        "ingest_runs",
+    }
     for t in architecture_tables():
         cols = duck.execute(f"DESCRIBE raw.{t}").fetchall()
         assert [(c[0], c[1]) for c in cols] == [
-            ("batch_id", "VARCHAR"), ("corpus", "VARCHAR"), ("source_path", "VARCHAR"),
-            ("record_index", "BIGINT"), ("line_number", "BIGINT"), ("record_key", "VARCHAR"),
-            ("payload", "JSON"), ("source_text", "VARCHAR"), ("file_sha256", "VARCHAR"),
+            ("batch_id", "VARCHAR"),
+            ("corpus", "VARCHAR"),
+            ("source_path", "VARCHAR"),
+            ("record_index", "BIGINT"),
+            ("line_number", "BIGINT"),
+            ("record_key", "VARCHAR"),
+            ("payload", "JSON"),
+            ("source_text", "VARCHAR"),
+            ("file_sha256", "VARCHAR"),
             ("ingested_at", "TIMESTAMP"),
         ]
     expected = {
@@ -77,8 +109,10 @@ def test_all_tables_exist_with_the_contract_columns(tmp_path, duck, write_file):
     }
     for t, cols in expected.items():
         assert [c[0] for c in duck.execute(f"DESCRIBE raw.{t}").fetchall()] == cols.split(", ")
-    assert duck.execute("SELECT data_type FROM information_schema.columns WHERE table_schema='raw' "
-                        "AND table_name='rejected_records' AND column_name='raw_bytes'").fetchone() == ("BLOB",)
+    assert duck.execute(
+        "SELECT data_type FROM information_schema.columns WHERE table_schema='raw' "
+        "AND table_name='rejected_records' AND column_name='raw_bytes'"
+    ).fetchone() == ("BLOB",)
     # absent corpora: their tables exist and are empty
     assert duck.execute("SELECT count(*) FROM raw.recoreact__users").fetchone() == (0,)
 
@@ -89,11 +123,28 @@ def test_every_raw_table_of_a_full_sample_is_filled(tmp_path, duck, write_file):
     assert s.missing_corpora == []
     assert (s.files_loaded, s.records_rejected) == (14, 1)
     for t in registry.raw_tables():
-        if t not in ("cosrec__intent_annotations", "cosrec__intents", "cosrec__keywords", "cosrec__profiles",
-                     "custom__conversations", "custom__corpora"):  # custom is optional
+        if t not in (
+            "cosrec__intent_annotations",
+            "cosrec__intents",
+            "cosrec__keywords",
+            "cosrec__profiles",
+            "custom__conversations",
+            "custom__corpora",
+        ):  # custom is optional
             assert duck.execute(f"SELECT count(*) FROM raw.{t}").fetchone()[0] > 0, t
-    runs = duck.execute("SELECT batch_id, files_loaded, records_loaded, records_rejected, status, corpora FROM raw.ingest_runs").fetchall()
-    assert runs == [(s.batch_id, 14, s.records_loaded, 1, "ok", "cosrec,crsarena,convsearch,recllmsim,recoreact,custom")]
+    runs = duck.execute(
+        "SELECT batch_id, files_loaded, records_loaded, records_rejected, status, corpora FROM raw.ingest_runs"
+    ).fetchall()
+    assert runs == [
+        (
+            s.batch_id,
+            14,
+            s.records_loaded,
+            1,
+            "ok",
+            "cosrec,crsarena,convsearch,recllmsim,recoreact,custom",
+        )
+    ]
 
 
 # ----------------------------------------------------------------------------- idempotence
@@ -108,7 +159,9 @@ def test_second_run_loads_nothing_and_changes_nothing(tmp_path, duck, write_file
     assert (second.records_loaded, second.records_rejected) == (0, 0)
     assert (first.rejected_outstanding, second.rejected_outstanding) == (1, 1)
     assert snapshot(duck) == before
-    runs = duck.execute("SELECT batch_id, files_loaded, files_unchanged, status FROM raw.ingest_runs ORDER BY started_at").fetchall()
+    runs = duck.execute(
+        "SELECT batch_id, files_loaded, files_unchanged, status FROM raw.ingest_runs ORDER BY started_at"
+    ).fetchall()
     assert runs == [(first.batch_id, 14, 0, "ok"), (second.batch_id, 0, 14, "ok")]
 
 
@@ -127,7 +180,9 @@ def test_changed_file_replaces_only_its_rows(tmp_path, duck, write_file):
     write_file(tmp_path / "cosrec", "dataset/crowd/conversations.jsonl", '{"c9": "new"}\n')
     second = quiet(tmp_path, duck)
     assert (second.files_loaded, second.files_unchanged, second.records_loaded) == (1, 13, 1)
-    got = duck.execute("SELECT source_path, record_key, batch_id FROM raw.cosrec__conversations ORDER BY ALL").fetchall()
+    got = duck.execute(
+        "SELECT source_path, record_key, batch_id FROM raw.cosrec__conversations ORDER BY ALL"
+    ).fetchall()
     assert got == [
         ("dataset/crowd/conversations.jsonl", "c9", second.batch_id),
         ("dataset/curated/conversations.jsonl", "k1", first.batch_id),
@@ -136,8 +191,10 @@ def test_changed_file_replaces_only_its_rows(tmp_path, duck, write_file):
     for t in before:
         if t not in ("cosrec__conversations", "ingest_files"):
             assert after[t] == before[t], t
-    manifest = duck.execute("SELECT source_path, batch_id, n_records FROM raw.ingest_files "
-                            "WHERE table_name = 'cosrec__conversations' ORDER BY 1").fetchall()
+    manifest = duck.execute(
+        "SELECT source_path, batch_id, n_records FROM raw.ingest_files "
+        "WHERE table_name = 'cosrec__conversations' ORDER BY 1"
+    ).fetchall()
     assert manifest == [
         ("dataset/crowd/conversations.jsonl", second.batch_id, 1),
         ("dataset/curated/conversations.jsonl", first.batch_id, 1),
@@ -148,7 +205,9 @@ def test_fixing_a_file_removes_its_rejects(tmp_path, duck, write_file):
     small_corpora(tmp_path, write_file)
     quiet(tmp_path, duck)
     assert duck.execute("SELECT count(*) FROM raw.rejected_records").fetchone() == (1,)
-    write_file(tmp_path / "cosrec", "dataset/crowd/quality.jsonl", '{"c1": [{"fluency": 4}]}\n{"c2": []}\n')
+    write_file(
+        tmp_path / "cosrec", "dataset/crowd/quality.jsonl", '{"c1": [{"fluency": 4}]}\n{"c2": []}\n'
+    )
     s = quiet(tmp_path, duck)
     assert (s.files_loaded, s.records_loaded, s.records_rejected) == (1, 2, 0)
     assert duck.execute("SELECT count(*) FROM raw.rejected_records").fetchone() == (0,)
@@ -162,25 +221,34 @@ def test_deleted_file_rows_go(tmp_path, duck, write_file):
     (tmp_path / "recllmsim" / "LLM_agent_user/travel planning/1.json").unlink()
     s = quiet(tmp_path, duck)
     assert (s.files_loaded, s.files_removed, s.files_unchanged) == (0, 2, 12)
-    assert s.per_corpus["cosrec"].files_removed == 1 and s.per_corpus["recllmsim"].files_removed == 1
+    assert (
+        s.per_corpus["cosrec"].files_removed == 1 and s.per_corpus["recllmsim"].files_removed == 1
+    )
     assert duck.execute("SELECT count(*) FROM raw.cosrec__quality").fetchone() == (0,)
     assert duck.execute("SELECT count(*) FROM raw.rejected_records").fetchone() == (0,)
-    assert duck.execute("SELECT record_key FROM raw.recllmsim__conversations ORDER BY 1").fetchall() == [
-        ("LLM_agent_user/travel planning/0",), ("LLM_agent_user/travel planning/2",)]
+    assert duck.execute(
+        "SELECT record_key FROM raw.recllmsim__conversations ORDER BY 1"
+    ).fetchall() == [("LLM_agent_user/travel planning/0",), ("LLM_agent_user/travel planning/2",)]
     paths = {r[0] for r in duck.execute("SELECT source_path FROM raw.ingest_files").fetchall()}
     assert "dataset/crowd/quality.jsonl" not in paths and len(paths) == 12
-    assert duck.execute("SELECT files_removed FROM raw.ingest_runs WHERE batch_id = ?", [s.batch_id]).fetchone() == (2,)
+    assert duck.execute(
+        "SELECT files_removed FROM raw.ingest_runs WHERE batch_id = ?", [s.batch_id]
+    ).fetchone() == (2,)
 
 
 def test_changed_recllmsim_batch_only_reloads_changed_files(tmp_path, duck, write_file):
     small_corpora(tmp_path, write_file)
     first = quiet(tmp_path, duck)
-    write_file(tmp_path / "recllmsim", "LLM_agent_user/travel planning/1.json", '{"task": "changed"}')
+    write_file(
+        tmp_path / "recllmsim", "LLM_agent_user/travel planning/1.json", '{"task": "changed"}'
+    )
     write_file(tmp_path / "recllmsim", "V2/new task/0.json", '{"task": "new"}')
     s = quiet(tmp_path, duck)
     assert (s.files_loaded, s.records_loaded) == (2, 2)
-    got = duck.execute("SELECT record_key, batch_id = ? FROM raw.recllmsim__conversations ORDER BY 1",
-                       [first.batch_id]).fetchall()
+    got = duck.execute(
+        "SELECT record_key, batch_id = ? FROM raw.recllmsim__conversations ORDER BY 1",
+        [first.batch_id],
+    ).fetchall()
     assert got == [
         ("LLM_agent_user/travel planning/0", True),
         ("LLM_agent_user/travel planning/1", False),
@@ -193,6 +261,7 @@ def test_missing_corpus_is_reported_and_mirrored(tmp_path, duck, write_file, cap
     small_corpora(tmp_path, write_file)
     quiet(tmp_path, duck)
     import shutil
+
     shutil.rmtree(tmp_path / "convsearch")
     s = quiet(tmp_path, duck)
     assert s.missing_corpora == ["convsearch"]
@@ -235,6 +304,7 @@ def test_no_corpus_at_all_is_an_error_with_a_hint(tmp_path, duck, make_dir):
 def test_requested_corpus_missing_is_an_error(tmp_path, duck, write_file):
     small_corpora(tmp_path, write_file)
     import shutil
+
     shutil.rmtree(tmp_path / "recoreact")
     with pytest.raises(CsrwhError):
         quiet(tmp_path, duck, corpora=["recoreact"])
@@ -250,7 +320,9 @@ def test_warehouse_path_is_created_opened_and_closed(tmp_path, write_file):
     assert wh.exists()
     con = duckdb.connect(str(wh))  # would fail if ingest still held the file
     try:
-        assert con.execute("SELECT sum(n_records) FROM raw.ingest_files").fetchone() == (s.records_loaded,)
+        assert con.execute("SELECT sum(n_records) FROM raw.ingest_files").fetchone() == (
+            s.records_loaded,
+        )
     finally:
         con.close()
     assert quiet(tmp_path / "d", wh).files_loaded == 0
@@ -270,8 +342,9 @@ def test_a_failing_run_changes_nothing_and_is_recorded(tmp_path, duck, write_fil
     with pytest.raises(RuntimeError, match="disk on fire"):
         quiet(tmp_path, duck)
     assert snapshot(duck) == before
-    assert duck.execute("SELECT status, files_loaded FROM raw.ingest_runs ORDER BY started_at").fetchall() == [
-        ("ok", 14), ("failed", 0)]
+    assert duck.execute(
+        "SELECT status, files_loaded FROM raw.ingest_runs ORDER BY started_at"
+    ).fetchall() == [("ok", 14), ("failed", 0)]
     monkeypatch.undo()
     assert quiet(tmp_path, duck).files_loaded == 2
 

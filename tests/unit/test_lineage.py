@@ -56,7 +56,13 @@ def test_a_new_key_is_reported_with_an_example_file() -> None:
 
 
 def test_path_helpers() -> None:
-    assert lineage.ancestors('$.a[]."b c".d') == ['$.a[]."b c".d', '$.a[]."b c"', "$.a[]", "$.a", "$"]
+    assert lineage.ancestors('$.a[]."b c".d') == [
+        '$.a[]."b c".d',
+        '$.a[]."b c"',
+        "$.a[]",
+        "$.a",
+        "$",
+    ]
     structure = {"x": [{"y": "VARCHAR"}], "12": "UBIGINT", "m": {"k1": "UBIGINT"}, "e": []}
     assert sorted(lineage.leaf_paths(structure, {"$.m"})) == ["$.*", "$.e[]", "$.m.*", "$.x[].y"]
 

@@ -16,8 +16,12 @@ from csrwh.query import export_marts, list_marts, run_query
 def warehouse(tmp_path: Path) -> Path:
     path = tmp_path / "wh.duckdb"
     with duckdb.connect(str(path)) as con:
-        con.execute("create table main.conversations as select 'cosrec:1' as conversation_id, 3 as n_turns")
-        con.execute("create table main.turns as select 'cosrec:1' as conversation_id, range as turn_index from range(3)")
+        con.execute(
+            "create table main.conversations as select 'cosrec:1' as conversation_id, 3 as n_turns"
+        )
+        con.execute(
+            "create table main.turns as select 'cosrec:1' as conversation_id, range as turn_index from range(3)"
+        )
         con.execute("create schema raw; create table raw.x as select 1 as y")
         con.execute("create view main.not_a_mart as select 1 as z")
     return path
@@ -25,7 +29,9 @@ def warehouse(tmp_path: Path) -> Path:
 
 def test_sql_writes_csv_and_parquet(warehouse: Path, tmp_path: Path) -> None:
     csv_path, parquet_path = tmp_path / "out.csv", tmp_path / "out.parquet"
-    n = run_query(warehouse, "select * from turns order by turn_index", csv=csv_path, parquet=parquet_path)
+    n = run_query(
+        warehouse, "select * from turns order by turn_index", csv=csv_path, parquet=parquet_path
+    )
     assert n == 3
     assert pl.read_csv(csv_path)["turn_index"].to_list() == [0, 1, 2]
     assert pl.read_parquet(parquet_path).height == 3

@@ -17,8 +17,12 @@ from csrwh.query import export_marts, run_query
 def warehouse(tmp_path: Path) -> Path:
     path = tmp_path / "wh.duckdb"
     with duckdb.connect(str(path)) as con:
-        con.execute("create table main.conversations as select 'cosrec:1' as conversation_id, 3 as n_turns")
-        con.execute("create table main.turns as select 'cosrec:1' as conversation_id, range as turn_index from range(3)")
+        con.execute(
+            "create table main.conversations as select 'cosrec:1' as conversation_id, 3 as n_turns"
+        )
+        con.execute(
+            "create table main.turns as select 'cosrec:1' as conversation_id, range as turn_index from range(3)"
+        )
     return path
 
 
@@ -84,7 +88,9 @@ def test_sql_cannot_unlock_itself_or_load_extensions(warehouse: Path, query: str
         run_query(warehouse, query)
 
 
-def test_sql_file_outputs_still_work_and_json_functions_too(warehouse: Path, tmp_path: Path) -> None:
+def test_sql_file_outputs_still_work_and_json_functions_too(
+    warehouse: Path, tmp_path: Path
+) -> None:
     out_csv, out_pq = tmp_path / "o" / "r.csv", tmp_path / "o" / "r.parquet"
     q = "select turn_index, json_object('t', turn_index)->>'t' as j from turns order by 1"
     assert run_query(warehouse, q, csv=out_csv, parquet=out_pq) == 3
@@ -100,7 +106,7 @@ def test_empty_query_is_one_line_error(warehouse: Path, query: str) -> None:
     assert info.value.hint
 
 
-@pytest.mark.parametrize("name", ["it's", "x' (format csv); --", "a\"b"])
+@pytest.mark.parametrize("name", ["it's", "x' (format csv); --", 'a"b'])
 def test_export_path_is_not_injectable(warehouse: Path, tmp_path: Path, name: str) -> None:
     out = tmp_path / name
     written = export_marts(warehouse, out)

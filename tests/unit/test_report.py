@@ -29,7 +29,9 @@ from csrwh.errors import CsrwhError
 from csrwh.sample import generate
 from ingest import registry
 
-FOLDERS = {spec.folder: spec.name for spec in registry.CORPORA}  # data folder -> corpus, every corpus
+FOLDERS = {
+    spec.folder: spec.name for spec in registry.CORPORA
+}  # data folder -> corpus, every corpus
 PUBLISHED = report.NOTEBOOK_DIR / "published_figures"
 NOTEBOOK = report.NOTEBOOK_DIR / "statistics.py"
 GENERATED_AT = re.compile(r'<span id="generated-at">[^<]*</span>')
@@ -107,9 +109,15 @@ def test_page_is_self_contained_with_every_section(sample) -> None:
     images = re.findall(r'<img [^>]*src="data:image/png;base64,', page)
     assert len(images) >= 8
     for title in (
-        "Corpus overview", "Published figures side by side", "Conversation and utterance lengths",
-        "Intents and annotator agreement", "Quality ratings", "RecLLMSim: quality by number of user turns",
-        "CRS Arena", "ConvSearch search behaviour", "CoSRec relevance judgments",
+        "Corpus overview",
+        "Published figures side by side",
+        "Conversation and utterance lengths",
+        "Intents and annotator agreement",
+        "Quality ratings",
+        "RecLLMSim: quality by number of user turns",
+        "CRS Arena",
+        "ConvSearch search behaviour",
+        "CoSRec relevance judgments",
         "RecoReact ratings and selections by round and domain",
     ):
         assert title in page, title
@@ -133,15 +141,27 @@ def test_table_of_contents_links_to_every_section(sample) -> None:
 def test_export_body_writes_markdown_and_outputs_without_code() -> None:
     import nbformat
 
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("## 1. A section\n\nText with `code` and <em>html</em>.\n\n## 1. A section"),
-        nbformat.v4.new_code_cell("secret_source_line = 1", outputs=[
-            nbformat.v4.new_output("display_data", data={"text/html": "<p class='x'>kept</p>", "text/plain": "no"}),
-            nbformat.v4.new_output("stream", name="stdout", text="a < b\n"),
-            nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="}),
-            nbformat.v4.new_output("execute_result", data={"text/plain": "[1, 2]"}, execution_count=1),
-        ]),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(
+                "## 1. A section\n\nText with `code` and <em>html</em>.\n\n## 1. A section"
+            ),
+            nbformat.v4.new_code_cell(
+                "secret_source_line = 1",
+                outputs=[
+                    nbformat.v4.new_output(
+                        "display_data",
+                        data={"text/html": "<p class='x'>kept</p>", "text/plain": "no"},
+                    ),
+                    nbformat.v4.new_output("stream", name="stdout", text="a < b\n"),
+                    nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="}),
+                    nbformat.v4.new_output(
+                        "execute_result", data={"text/plain": "[1, 2]"}, execution_count=1
+                    ),
+                ],
+            ),
+        ]
+    )
     body, headings = report._export_body(nb)
     assert body == report._export_body(nb)[0]  # deterministic
     assert "secret_source_line" not in body
@@ -181,8 +201,11 @@ def test_sections_of_absent_corpora_say_so(sample, tmp_path: Path) -> None:
         if not figure_id.startswith("crsarena."):
             assert status == "corpus not present in this warehouse", (figure_id, status)
     # tables of absent corpora exist, with their header only
-    for name, header in (("convsearch_dwell_times", "page_kind,"), ("recoreact_rounds", "domain,round,"),
-                         ("cosrec_relevance_grades", "judgment_kind,grade,")):
+    for name, header in (
+        ("convsearch_dwell_times", "page_kind,"),
+        ("recoreact_rounds", "domain,round,"),
+        ("cosrec_relevance_grades", "judgment_kind,grade,"),
+    ):
         lines = (page.parent / "tables" / f"{name}.csv").read_text(encoding="utf-8").splitlines()
         assert len(lines) == 1 and lines[0].startswith(header), name
 
@@ -197,7 +220,10 @@ def test_missing_warehouse_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_failing_notebook_names_the_notebook_and_the_error(tmp_path: Path) -> None:
     notebook = tmp_path / "broken.py"
-    notebook.write_text('# %% [markdown]\n# ## A section\n\n# %%\nraise ValueError("boom in cell")\n', encoding="utf-8")
+    notebook.write_text(
+        '# %% [markdown]\n# ## A section\n\n# %%\nraise ValueError("boom in cell")\n',
+        encoding="utf-8",
+    )
     warehouse = tmp_path / "any.duckdb"
     warehouse.write_bytes(b"")
     with pytest.raises(CsrwhError, match=r"broken\.py.*boom in cell"):
@@ -207,20 +233,34 @@ def test_failing_notebook_names_the_notebook_and_the_error(tmp_path: Path) -> No
 # --------------------------------------------------------------------------- helpers and data
 
 
-def test_write_table_is_fixed_format_and_stable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_table_is_fixed_format_and_stable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(report.ENV_TABLES, str(tmp_path))
-    frame = pl.DataFrame({"k": ["b", "a"], "n": [1, 2], "x": [1 / 3, -0.0], "y": [float("nan"), None],
-                          "s": ["1,5", "ü\"q"]})
-    path = report.write_table(frame, "t")
-    assert path.read_bytes() == (
-        b'k,n,x,y,s\nb,1,0.333333,,"1,5"\na,2,0.000000,,"\xc3\xbc""q"\n'
+    frame = pl.DataFrame(
+        {
+            "k": ["b", "a"],
+            "n": [1, 2],
+            "x": [1 / 3, -0.0],
+            "y": [float("nan"), None],
+            "s": ["1,5", 'ü"q'],
+        }
     )
+    path = report.write_table(frame, "t")
+    assert path.read_bytes() == (b'k,n,x,y,s\nb,1,0.333333,,"1,5"\na,2,0.000000,,"\xc3\xbc""q"\n')
     report.write_table(frame, "t2")
     assert (tmp_path / "t2.csv").read_bytes() == path.read_bytes()
 
 
 def test_table_html_formats_and_escapes_deterministically() -> None:
-    frame = pl.DataFrame({"name": ["<b>", None], "n": [1234, 5], "v": [0.5, float("nan")], "status": ["match", "differs x"]})
+    frame = pl.DataFrame(
+        {
+            "name": ["<b>", None],
+            "n": [1234, 5],
+            "v": [0.5, float("nan")],
+            "status": ["match", "differs x"],
+        }
+    )
     html = report.table_html(frame, decimals=2, row_class="status")
     assert html == report.table_html(frame, decimals=2, row_class="status")
     assert "&lt;b&gt;" in html and "<b>" not in html
@@ -230,8 +270,14 @@ def test_table_html_formats_and_escapes_deterministically() -> None:
 
 
 def test_count_columns_print_as_integers() -> None:
-    frame = pl.DataFrame({"n_judgments": [15150.0, 2.0], "mean_judged": [3.0, 2.5], "n_raters_mean": [4.0, 4.5],
-                          "n_partial": [1.0, 2.5]})
+    frame = pl.DataFrame(
+        {
+            "n_judgments": [15150.0, 2.0],
+            "mean_judged": [3.0, 2.5],
+            "n_raters_mean": [4.0, 4.5],
+            "n_partial": [1.0, 2.5],
+        }
+    )
     html = report.table_html(frame, decimals=2)
     assert ">15,150<" in html and ">2<" in html  # a count, whole: no decimals
     assert ">3.00<" in html and ">4.00<" in html  # means stay fractional
@@ -242,7 +288,9 @@ def test_wide_tables_get_a_visible_scroll_cue(tmp_path: Path) -> None:
     wide = pl.DataFrame({f"column_{i}": ["a value that takes room"] for i in range(40)})
     narrow = pl.DataFrame({"a": [1]})
     page = tmp_path / "page.html"
-    page.write_text(report._page([report.table_html(wide), report.table_html(narrow)], []), encoding="utf-8")
+    page.write_text(
+        report._page([report.table_html(wide), report.table_html(narrow)], []), encoding="utf-8"
+    )
     check = _render_or_skip(page, tmp_path / "page.png")
     assert check.status == "ok" and check.console == []
     assert check.scrolling == 1
@@ -313,8 +361,12 @@ def test_notebook_is_jupytext_percent_without_outputs() -> None:
 def _render_or_skip(page: Path, screenshot: Path) -> report.RenderCheck:
     if report.find_chromium() is None:
         if os.environ.get("CI"):
-            pytest.fail("chromium not found (CI is set, so this is an error): apt-get install -y chromium")
-        pytest.skip("chromium not found: install it with apt-get install -y chromium to run the render check")
+            pytest.fail(
+                "chromium not found (CI is set, so this is an error): apt-get install -y chromium"
+            )
+        pytest.skip(
+            "chromium not found: install it with apt-get install -y chromium to run the render check"
+        )
     return report.check_render(page, screenshot)
 
 

@@ -121,7 +121,9 @@ def assert_table(path: Path, expected: Rows, columns: list[str], keys: list[str]
     assert path.is_file(), f"missing table {path.name}"
     header, actual = read_csv(path)
     assert header == columns, f"{path.name}: columns {header} != {columns}"
-    assert len(actual) == len(expected), f"{path.name}: {len(actual)} rows, expected {len(expected)}"
+    assert len(actual) == len(expected), (
+        f"{path.name}: {len(actual)} rows, expected {len(expected)}"
+    )
     by_key = {tuple(_canon(r[k]) for k in keys): r for r in expected}
     assert len(by_key) == len(expected), f"{path.name}: keys {keys} not unique in the expectation"
     for row in actual:
@@ -151,7 +153,10 @@ def assert_sorted(path: Path, keys: list[str], numeric: set[str] = frozenset()) 
 
 
 def expected_input_files(con) -> Rows:
-    return rows(con, "select corpus, source_path, table_name, size_bytes, n_records, file_sha256 from raw.ingest_files")
+    return rows(
+        con,
+        "select corpus, source_path, table_name, size_bytes, n_records, file_sha256 from raw.ingest_files",
+    )
 
 
 def expected_corpus_overview(con) -> Rows:
@@ -165,12 +170,18 @@ def expected_conversation_length(con) -> Rows:
     out = []
     for corpus, rs in by.items():
         turns = [r["n_turns"] for r in rs]
-        out.append({
-            "corpus": corpus, "n_conversations": len(rs), "mean_turns": mean(turns),
-            "median_turns": statistics.median(turns), "p90_turns": quantile(turns, 0.9), "max_turns": max(turns),
-            "mean_user_turns": mean([r["n_user_turns"] for r in rs]),
-            "mean_merged_turns": mean([r["n_merged_turns"] for r in rs]),
-        })
+        out.append(
+            {
+                "corpus": corpus,
+                "n_conversations": len(rs),
+                "mean_turns": mean(turns),
+                "median_turns": statistics.median(turns),
+                "p90_turns": quantile(turns, 0.9),
+                "max_turns": max(turns),
+                "mean_user_turns": mean([r["n_user_turns"] for r in rs]),
+                "mean_merged_turns": mean([r["n_merged_turns"] for r in rs]),
+            }
+        )
     return out
 
 
@@ -182,11 +193,18 @@ def expected_utterance_length(con) -> Rows:
     for (corpus, role), rs in by.items():
         words = [r["n_words"] for r in rs if r["n_words"] is not None]
         chars = [r["n_chars"] for r in rs if r["n_chars"] is not None]
-        out.append({
-            "corpus": corpus, "role": role, "n_utterances": len(rs), "mean_words": mean(words),
-            "median_words": statistics.median(words) if words else None, "p90_words": quantile(words, 0.9),
-            "max_words": max(words) if words else None, "mean_chars": mean(chars),
-        })
+        out.append(
+            {
+                "corpus": corpus,
+                "role": role,
+                "n_utterances": len(rs),
+                "mean_words": mean(words),
+                "median_words": statistics.median(words) if words else None,
+                "p90_words": quantile(words, 0.9),
+                "max_words": max(words) if words else None,
+                "mean_chars": mean(chars),
+            }
+        )
     return out
 
 
@@ -194,14 +212,23 @@ def expected_intent_families(con) -> Rows:
     labels = Counter()
     turns = defaultdict(set)
     totals = Counter()
-    for r in rows(con, "select corpus, label_scheme, intent_family, conversation_id, turn_index from intents where is_primary"):
+    for r in rows(
+        con,
+        "select corpus, label_scheme, intent_family, conversation_id, turn_index from intents where is_primary",
+    ):
         key = (r["corpus"], r["label_scheme"], r["intent_family"])
         labels[key] += 1
         turns[key].add((r["conversation_id"], r["turn_index"]))
         totals[(r["corpus"], r["label_scheme"])] += 1
     return [
-        {"corpus": c, "label_scheme": s, "intent_family": f, "n_labels": n, "n_turns": len(turns[(c, s, f)]),
-         "share_of_labels": n / totals[(c, s)]}
+        {
+            "corpus": c,
+            "label_scheme": s,
+            "intent_family": f,
+            "n_labels": n,
+            "n_turns": len(turns[(c, s, f)]),
+            "share_of_labels": n / totals[(c, s)],
+        }
         for (c, s, f), n in labels.items()
     ]
 
@@ -212,23 +239,34 @@ def expected_intent_labels(con) -> Rows:
 
 def expected_intent_consensus_summary(con) -> Rows:
     by = defaultdict(list)
-    for r in rows(con, "select corpus, label_scheme, n_annotators, agreement_share, is_unanimous from intent_consensus"):
+    for r in rows(
+        con,
+        "select corpus, label_scheme, n_annotators, agreement_share, is_unanimous from intent_consensus",
+    ):
         by[(r["corpus"], r["label_scheme"])].append(r)
     out = []
     for (corpus, scheme), rs in by.items():
         multi = [r for r in rs if r["n_annotators"] >= 2]
-        out.append({
-            "corpus": corpus, "label_scheme": scheme, "n_turns": len(rs), "n_turns_multi": len(multi),
-            "mean_annotators": mean([r["n_annotators"] for r in rs]),
-            "mean_agreement_share": mean([r["agreement_share"] for r in multi]),
-            "unanimous_share": mean([1.0 if r["is_unanimous"] else 0.0 for r in multi]),
-        })
+        out.append(
+            {
+                "corpus": corpus,
+                "label_scheme": scheme,
+                "n_turns": len(rs),
+                "n_turns_multi": len(multi),
+                "mean_annotators": mean([r["n_annotators"] for r in rs]),
+                "mean_agreement_share": mean([r["agreement_share"] for r in multi]),
+                "unanimous_share": mean([1.0 if r["is_unanimous"] else 0.0 for r in multi]),
+            }
+        )
     return out
 
 
 def _ratings(con) -> Rows:
-    return rows(con, "select corpus, rater_kind, aspect, turn_index, conversation_id, value, value_normalized, "
-                     "scale_min, scale_max, higher_is_better from ratings")
+    return rows(
+        con,
+        "select corpus, rater_kind, aspect, turn_index, conversation_id, value, value_normalized, "
+        "scale_min, scale_max, higher_is_better from ratings",
+    )
 
 
 def expected_rating_summary(con) -> Rows:
@@ -237,11 +275,19 @@ def expected_rating_summary(con) -> Rows:
         level = "conversation" if r["turn_index"] is None else "turn"
         by[(r["corpus"], r["rater_kind"], r["aspect"], level)].append(r)
     return [
-        {"corpus": c, "rater_kind": k, "aspect": a, "level": lv, "n_ratings": len(rs),
-         "n_conversations": len({r["conversation_id"] for r in rs}),
-         "scale_min": min(r["scale_min"] for r in rs), "scale_max": max(r["scale_max"] for r in rs),
-         "mean_value": mean([r["value"] for r in rs]), "mean_normalized": mean([r["value_normalized"] for r in rs]),
-         "higher_is_better": all(r["higher_is_better"] for r in rs)}
+        {
+            "corpus": c,
+            "rater_kind": k,
+            "aspect": a,
+            "level": lv,
+            "n_ratings": len(rs),
+            "n_conversations": len({r["conversation_id"] for r in rs}),
+            "scale_min": min(r["scale_min"] for r in rs),
+            "scale_max": max(r["scale_max"] for r in rs),
+            "mean_value": mean([r["value"] for r in rs]),
+            "mean_normalized": mean([r["value_normalized"] for r in rs]),
+            "higher_is_better": all(r["higher_is_better"] for r in rs),
+        }
         for (c, k, a, lv), rs in by.items()
     ]
 
@@ -252,7 +298,14 @@ def expected_rating_distribution(con) -> Rows:
         counts[(r["corpus"], r["rater_kind"], r["aspect"], r["value"])] += 1
         totals[(r["corpus"], r["rater_kind"], r["aspect"])] += 1
     return [
-        {"corpus": c, "rater_kind": k, "aspect": a, "value": v, "n_ratings": n, "share": n / totals[(c, k, a)]}
+        {
+            "corpus": c,
+            "rater_kind": k,
+            "aspect": a,
+            "value": v,
+            "n_ratings": n,
+            "share": n / totals[(c, k, a)],
+        }
         for (c, k, a, v), n in counts.items()
     ]
 
@@ -263,17 +316,27 @@ def expected_recllmsim_quality_by_user_turns(con) -> Rows:
 
 def expected_crsarena_conversations(con) -> Rows:
     by = defaultdict(list)
-    for r in rows(con, "select subset, system_id, user_sentiment from conversations where corpus = 'crsarena'"):
+    for r in rows(
+        con, "select subset, system_id, user_sentiment from conversations where corpus = 'crsarena'"
+    ):
         by[(r["subset"], r["system_id"])].append(r["user_sentiment"])
     out = []
     for (env, system), sentiments in by.items():
         given = [s for s in sentiments if s is not None]
         satisfied = sum(1 for s in given if s == "satisfied")
         low, high = wilson(satisfied, len(given))
-        out.append({"environment": env, "system_id": system, "n_conversations": len(sentiments),
-                    "n_with_sentiment": len(given), "n_satisfied": satisfied,
-                    "satisfaction_rate": satisfied / len(given) if given else None,
-                    "satisfaction_ci95_low": low, "satisfaction_ci95_high": high})
+        out.append(
+            {
+                "environment": env,
+                "system_id": system,
+                "n_conversations": len(sentiments),
+                "n_with_sentiment": len(given),
+                "n_satisfied": satisfied,
+                "satisfaction_rate": satisfied / len(given) if given else None,
+                "satisfaction_ci95_low": low,
+                "satisfaction_ci95_high": high,
+            }
+        )
     return out
 
 
@@ -292,21 +355,36 @@ def expected_crsarena_open_closed_correlation(con) -> Rows:
         pairs = [
             (value[("open", s)][column], value[("closed", s)][column])
             for s in systems
-            if ("open", s) in value and ("closed", s) in value
-            and value[("open", s)][column] is not None and value[("closed", s)][column] is not None
+            if ("open", s) in value
+            and ("closed", s) in value
+            and value[("open", s)][column] is not None
+            and value[("closed", s)][column] is not None
         ]
         x, y = [p[0] for p in pairs], [p[1] for p in pairs]
         for method in ("pearson", "spearman"):
-            out.append({"quantity": quantity, "method": method, "coefficient": correlation(x, y, method),
-                        "n_systems": len(pairs)})
+            out.append(
+                {
+                    "quantity": quantity,
+                    "method": method,
+                    "coefficient": correlation(x, y, method),
+                    "n_systems": len(pairs),
+                }
+            )
     return out
 
 
 def expected_convsearch_search_behaviour(con) -> Rows:
-    dialogues = [r["conversation_id"] for r in rows(con, "select conversation_id from conversations where corpus = 'convsearch'")]
+    dialogues = [
+        r["conversation_id"]
+        for r in rows(con, "select conversation_id from conversations where corpus = 'convsearch'")
+    ]
     queries = rows(con, "select conversation_id, has_click, n_words from search_queries")
-    serps = Counter(r["conversation_id"] for r in rows(con, "select conversation_id from serp_views"))
-    landings = Counter(r["conversation_id"] for r in rows(con, "select conversation_id from landing_page_views"))
+    serps = Counter(
+        r["conversation_id"] for r in rows(con, "select conversation_id from serp_views")
+    )
+    landings = Counter(
+        r["conversation_id"] for r in rows(con, "select conversation_id from landing_page_views")
+    )
     n_q = Counter(r["conversation_id"] for r in queries)
     n_c = Counter(r["conversation_id"] for r in queries if r["has_click"])
     per = {
@@ -318,12 +396,30 @@ def expected_convsearch_search_behaviour(con) -> Rows:
     out = []
     if dialogues:
         for measure, values in per.items():
-            out.append({"measure": measure, "unit": "per dialogue", "n": len(values), "mean": mean(values),
-                        "median": statistics.median(values), "p90": quantile(values, 0.9), "max": max(values)})
+            out.append(
+                {
+                    "measure": measure,
+                    "unit": "per dialogue",
+                    "n": len(values),
+                    "mean": mean(values),
+                    "median": statistics.median(values),
+                    "p90": quantile(values, 0.9),
+                    "max": max(values),
+                }
+            )
     words = [r["n_words"] for r in queries if r["n_words"] is not None]
     if queries:
-        out.append({"measure": "words_per_query", "unit": "per query", "n": len(queries), "mean": mean(words),
-                    "median": statistics.median(words), "p90": quantile(words, 0.9), "max": max(words)})
+        out.append(
+            {
+                "measure": "words_per_query",
+                "unit": "per query",
+                "n": len(queries),
+                "mean": mean(words),
+                "median": statistics.median(words),
+                "p90": quantile(words, 0.9),
+                "max": max(words),
+            }
+        )
     return out
 
 
@@ -333,19 +429,38 @@ def expected_convsearch_click_through_by_rank(con) -> Rows:
     for r in rows(con, "select rank, serp_view_id from result_clicks where click_type = 'content'"):
         clicks[r["rank"]] += 1
         serps[r["rank"]].add(r["serp_view_id"])
-    return [{"rank": k, "n_clicks": n, "n_serp_views_clicked": len(serps[k]), "n_serp_views": n_serps,
-             "click_through_rate": len(serps[k]) / n_serps,
-             **dict(zip(("ci95_low", "ci95_high"), wilson(len(serps[k]), n_serps)))} for k, n in clicks.items()]
+    return [
+        {
+            "rank": k,
+            "n_clicks": n,
+            "n_serp_views_clicked": len(serps[k]),
+            "n_serp_views": n_serps,
+            "click_through_rate": len(serps[k]) / n_serps,
+            **dict(zip(("ci95_low", "ci95_high"), wilson(len(serps[k]), n_serps))),
+        }
+        for k, n in clicks.items()
+    ]
 
 
 def expected_convsearch_dwell_times(con) -> Rows:
     out = []
     for kind, table in (("serp", "serp_views"), ("landing_page", "landing_page_views")):
-        ms = [r["dwell_ms"] for r in rows(con, f"select dwell_ms from {table} where dwell_ms is not null")]
+        ms = [
+            r["dwell_ms"]
+            for r in rows(con, f"select dwell_ms from {table} where dwell_ms is not null")
+        ]
         if ms:
-            out.append({"page_kind": kind, "n_views": len(ms), "mean_s": mean(ms) / 1000,
-                        "p25_s": quantile(ms, 0.25) / 1000, "median_s": statistics.median(ms) / 1000,
-                        "p75_s": quantile(ms, 0.75) / 1000, "p90_s": quantile(ms, 0.9) / 1000})
+            out.append(
+                {
+                    "page_kind": kind,
+                    "n_views": len(ms),
+                    "mean_s": mean(ms) / 1000,
+                    "p25_s": quantile(ms, 0.25) / 1000,
+                    "median_s": statistics.median(ms) / 1000,
+                    "p75_s": quantile(ms, 0.75) / 1000,
+                    "p90_s": quantile(ms, 0.9) / 1000,
+                }
+            )
     return out
 
 
@@ -358,7 +473,10 @@ def expected_cosrec_relevance_grades(con) -> Rows:
     for r in _judgments(con):
         counts[(r["judgment_kind"], r["grade"])] += 1
         totals[r["judgment_kind"]] += 1
-    return [{"judgment_kind": k, "grade": g, "n_judgments": n, "share": n / totals[k]} for (k, g), n in counts.items()]
+    return [
+        {"judgment_kind": k, "grade": g, "n_judgments": n, "share": n / totals[k]}
+        for (k, g), n in counts.items()
+    ]
 
 
 def expected_cosrec_judged_items_per_topic(con) -> Rows:
@@ -370,17 +488,35 @@ def expected_cosrec_judged_items_per_topic(con) -> Rows:
     for kind, per_topic in judged.items():
         sizes = list(per_topic.values())
         rel = [relevant[kind][t] for t in per_topic]
-        out.append({"judgment_kind": kind, "n_topics": len(sizes), "n_judgments": sum(sizes), "min_judged": min(sizes),
-                    "median_judged": statistics.median(sizes), "mean_judged": mean(sizes), "max_judged": max(sizes),
-                    "mean_relevant": mean(rel), "topics_without_relevant": sum(1 for x in rel if x == 0)})
+        out.append(
+            {
+                "judgment_kind": kind,
+                "n_topics": len(sizes),
+                "n_judgments": sum(sizes),
+                "min_judged": min(sizes),
+                "median_judged": statistics.median(sizes),
+                "mean_judged": mean(sizes),
+                "max_judged": max(sizes),
+                "mean_relevant": mean(rel),
+                "topics_without_relevant": sum(1 for x in rel if x == 0),
+            }
+        )
     return out
 
 
 def expected_recoreact_rounds(con) -> Rows:
-    domain = {r["conversation_id"]: r["subset"] for r in rows(con, "select conversation_id, subset from conversations where corpus = 'recoreact'")}
+    domain = {
+        r["conversation_id"]: r["subset"]
+        for r in rows(
+            con, "select conversation_id, subset from conversations where corpus = 'recoreact'"
+        )
+    }
     first_turn: dict[tuple[str, str], int] = {}
     turn_impression: dict[tuple[str, int], str] = {}
-    for r in rows(con, "select conversation_id, turn_index, source_turn_id from turns where corpus = 'recoreact'"):
+    for r in rows(
+        con,
+        "select conversation_id, turn_index, source_turn_id from turns where corpus = 'recoreact'",
+    ):
         impression = r["source_turn_id"].split(":")[0]
         key = (r["conversation_id"], impression)
         first_turn[key] = min(first_turn.get(key, r["turn_index"]), r["turn_index"])
@@ -394,11 +530,18 @@ def expected_recoreact_rounds(con) -> Rows:
             round_of[(conv, impression)] = position
     impressions = Counter((domain[c], round_of[(c, i)]) for (c, i) in first_turn)
     ratings = defaultdict(list)
-    for r in rows(con, "select conversation_id, turn_index, aspect, value from ratings where corpus = 'recoreact' and turn_index is not null"):
+    for r in rows(
+        con,
+        "select conversation_id, turn_index, aspect, value from ratings where corpus = 'recoreact' and turn_index is not null",
+    ):
         impression = turn_impression.get((r["conversation_id"], r["turn_index"]))
         if impression is None:
             continue
-        key = (domain[r["conversation_id"]], round_of[(r["conversation_id"], impression)], r["aspect"])
+        key = (
+            domain[r["conversation_id"]],
+            round_of[(r["conversation_id"], impression)],
+            r["aspect"],
+        )
         ratings[key].append(r["value"])
     interactions = rows(con, "select conversation_id, domain, round from item_interactions")
     selected = Counter((r["domain"], r["round"]) for r in interactions)
@@ -410,14 +553,30 @@ def expected_recoreact_rounds(con) -> Rows:
         spread[(domain[conv], round_)].append(per_impression[(conv, round_)])
     out = []
     for (d, rd), n in impressions.items():
-        r1, r3, sel = t_interval(ratings[(d, rd, "rating1")]), t_interval(ratings[(d, rd, "rating3")]), t_interval(spread[(d, rd)])
+        r1, r3, sel = (
+            t_interval(ratings[(d, rd, "rating1")]),
+            t_interval(ratings[(d, rd, "rating3")]),
+            t_interval(spread[(d, rd)]),
+        )
         out.append(
-            {"domain": d, "round": rd, "n_impressions": n,
-             "mean_rating1": mean(ratings[(d, rd, "rating1")]), "mean_rating2": mean(ratings[(d, rd, "rating2")]),
-             "mean_rating3": mean(ratings[(d, rd, "rating3")]), "mean_rating_summary": mean(ratings[(d, rd, "rating_summary")]),
-             "n_selected_items": selected[(d, rd)], "mean_selected_per_impression": selected[(d, rd)] / n,
-             "rating1_ci95_low": r1[0], "rating1_ci95_high": r1[1], "rating3_ci95_low": r3[0], "rating3_ci95_high": r3[1],
-             "selected_ci95_low": sel[0], "selected_ci95_high": sel[1]})
+            {
+                "domain": d,
+                "round": rd,
+                "n_impressions": n,
+                "mean_rating1": mean(ratings[(d, rd, "rating1")]),
+                "mean_rating2": mean(ratings[(d, rd, "rating2")]),
+                "mean_rating3": mean(ratings[(d, rd, "rating3")]),
+                "mean_rating_summary": mean(ratings[(d, rd, "rating_summary")]),
+                "n_selected_items": selected[(d, rd)],
+                "mean_selected_per_impression": selected[(d, rd)] / n,
+                "rating1_ci95_low": r1[0],
+                "rating1_ci95_high": r1[1],
+                "rating3_ci95_low": r3[0],
+                "rating3_ci95_high": r3[1],
+                "selected_ci95_low": sel[0],
+                "selected_ci95_high": sel[1],
+            }
+        )
     return out
 
 
@@ -429,16 +588,27 @@ def expected_published_value(con, figure_id: str) -> float | None:
 
     parts = figure_id.split(".")
     corpus = parts[0]
-    conversations = rows(con, f"select subset, system_id, n_turns, n_user_turns, n_merged_turns from conversations where corpus = '{corpus}'")
+    conversations = rows(
+        con,
+        f"select subset, system_id, n_turns, n_user_turns, n_merged_turns from conversations where corpus = '{corpus}'",
+    )
     if figure_id in ("cosrec.conversations", "crsarena.dialogues", "convsearch.dialogues"):
         return float(len(conversations))
     if corpus == "cosrec" and len(parts) == 3 and parts[1] in ("raw", "crowd", "curated"):
         sub = [c for c in conversations if c["subset"] == parts[1]]
-        return float(len(sub)) if parts[2] == "conversations" else float(sum(c["n_turns"] for c in sub))
+        return (
+            float(len(sub))
+            if parts[2] == "conversations"
+            else float(sum(c["n_turns"] for c in sub))
+        )
     if figure_id == "cosrec.quality.conversations":
-        return one("select count(*) from (select distinct conversation_id from ratings where corpus = 'cosrec')")
+        return one(
+            "select count(*) from (select distinct conversation_id from ratings where corpus = 'cosrec')"
+        )
     if figure_id == "cosrec.qrels.conversations":
-        return one("select count(*) from (select distinct conversation_id from relevance_judgments)")
+        return one(
+            "select count(*) from (select distinct conversation_id from relevance_judgments)"
+        )
     if figure_id == "cosrec.qrels.judgments":
         return float(len(rows(con, "select judgment_id from relevance_judgments")))
     if figure_id == "crsarena.systems":
@@ -448,10 +618,19 @@ def expected_published_value(con, figure_id: str) -> float | None:
     if parts[:2] == ["crsarena", "dialogues"]:
         env = parts[2]
         system = parts[3] if len(parts) > 3 else None
-        return float(sum(1 for c in conversations if c["subset"] == env and (system is None or c["system_id"] == system)))
+        return float(
+            sum(
+                1
+                for c in conversations
+                if c["subset"] == env and (system is None or c["system_id"] == system)
+            )
+        )
     if parts[:2] in (["crsarena", "elo"], ["crsarena", "elo_rank"]):
         column = "elo" if parts[1] == "elo" else "elo_rank"
-        found = rows(con, f"select {column} as v from crs_leaderboard where environment = '{parts[2]}' and system_id = '{parts[3]}'")
+        found = rows(
+            con,
+            f"select {column} as v from crs_leaderboard where environment = '{parts[2]}' and system_id = '{parts[3]}'",
+        )
         return None if not found or found[0]["v"] is None else float(found[0]["v"])
     if parts[:2] == ["crsarena", "corr"] and parts[2] in ("elo", "satisfaction"):
         for r in expected_crsarena_open_closed_correlation(con):
@@ -474,15 +653,30 @@ def expected_published_value(con, figure_id: str) -> float | None:
         if parts[1] == "query_words":
             return mean([q["n_words"] for q in queries if q["n_words"] is not None])
         if parts[1] == "landing_pages":
-            return len(rows(con, "select landing_page_view_id from landing_page_views")) / n_dialogues
+            return (
+                len(rows(con, "select landing_page_view_id from landing_page_views")) / n_dialogues
+            )
     if figure_id == "recoreact.users":
-        return float(len(rows(con, "select distinct user_id from conversations where corpus = 'recoreact'")))
+        return float(
+            len(rows(con, "select distinct user_id from conversations where corpus = 'recoreact'"))
+        )
     if figure_id == "recoreact.impressions":
-        ids = {(r["conversation_id"], r["source_turn_id"].split(":")[0])
-               for r in rows(con, "select conversation_id, source_turn_id from turns where corpus = 'recoreact'")}
+        ids = {
+            (r["conversation_id"], r["source_turn_id"].split(":")[0])
+            for r in rows(
+                con, "select conversation_id, source_turn_id from turns where corpus = 'recoreact'"
+            )
+        }
         return float(len(ids))
     if parts[:2] == ["recoreact", "items"]:
-        return float(len(rows(con, f"select item_id from items where corpus = 'recoreact' and item_kind = '{parts[2]}'")))
+        return float(
+            len(
+                rows(
+                    con,
+                    f"select item_id from items where corpus = 'recoreact' and item_kind = '{parts[2]}'",
+                )
+            )
+        )
     oracle = ORACLE_CORPORA.get(corpus)
     if oracle is not None and hasattr(oracle, "published_value"):
         return oracle.published_value(con, figure_id)
@@ -515,12 +709,17 @@ def check_published(path: Path, con, published_dir: Path) -> dict[str, str]:
         assert float(row["published"]) == float(source["published"]), row["figure_id"]
         assert row["source"] == source["source"]
         if source["corpus"] not in present:
-            assert row["status"] == "corpus not present in this warehouse" and row["warehouse"] == "", row
+            assert (
+                row["status"] == "corpus not present in this warehouse" and row["warehouse"] == ""
+            ), row
         elif not source["metric"]:
             assert row["status"] == "not derivable" and row["warehouse"] == "", row
         else:
             assert _same(row["warehouse"], expected_published_value(con, row["figure_id"])), (
-                row["figure_id"], row["warehouse"], expected_published_value(con, row["figure_id"]))
+                row["figure_id"],
+                row["warehouse"],
+                expected_published_value(con, row["figure_id"]),
+            )
             if row["status"] == "match":
                 precision = int(source["precision"])
                 assert round(float(row["warehouse"]), precision) == float(source["published"]), row
@@ -530,52 +729,197 @@ def check_published(path: Path, con, published_dir: Path) -> dict[str, str]:
 
 # name -> (expectation, key columns, numeric key columns, columns in the CSV)
 TABLES: dict[str, tuple[Callable, list[str], set[str], list[str]]] = {
-    "input_files": (expected_input_files, ["corpus", "source_path"], set(),
-                    ["corpus", "source_path", "table_name", "size_bytes", "n_records", "file_sha256"]),
+    "input_files": (
+        expected_input_files,
+        ["corpus", "source_path"],
+        set(),
+        ["corpus", "source_path", "table_name", "size_bytes", "n_records", "file_sha256"],
+    ),
     "corpus_overview": (expected_corpus_overview, ["corpus", "subset"], set(), None),
-    "conversation_length": (expected_conversation_length, ["corpus"], set(),
-                            ["corpus", "n_conversations", "mean_turns", "median_turns", "p90_turns", "max_turns",
-                             "mean_user_turns", "mean_merged_turns"]),
-    "utterance_length": (expected_utterance_length, ["corpus", "role"], set(),
-                         ["corpus", "role", "n_utterances", "mean_words", "median_words", "p90_words", "max_words", "mean_chars"]),
-    "intent_families": (expected_intent_families, ["corpus", "label_scheme", "intent_family"], set(),
-                        ["corpus", "label_scheme", "intent_family", "n_labels", "n_turns", "share_of_labels"]),
+    "conversation_length": (
+        expected_conversation_length,
+        ["corpus"],
+        set(),
+        [
+            "corpus",
+            "n_conversations",
+            "mean_turns",
+            "median_turns",
+            "p90_turns",
+            "max_turns",
+            "mean_user_turns",
+            "mean_merged_turns",
+        ],
+    ),
+    "utterance_length": (
+        expected_utterance_length,
+        ["corpus", "role"],
+        set(),
+        [
+            "corpus",
+            "role",
+            "n_utterances",
+            "mean_words",
+            "median_words",
+            "p90_words",
+            "max_words",
+            "mean_chars",
+        ],
+    ),
+    "intent_families": (
+        expected_intent_families,
+        ["corpus", "label_scheme", "intent_family"],
+        set(),
+        ["corpus", "label_scheme", "intent_family", "n_labels", "n_turns", "share_of_labels"],
+    ),
     "intent_labels": (expected_intent_labels, ["corpus", "label_scheme", "raw_label"], set(), None),
-    "annotator_agreement": (agreement_oracle.expected_annotator_agreement, agreement_oracle.KEYS, set(),
-                            agreement_oracle.COLUMNS),
-    "intent_consensus_summary": (expected_intent_consensus_summary, ["corpus", "label_scheme"], set(),
-                                 ["corpus", "label_scheme", "n_turns", "n_turns_multi", "mean_annotators",
-                                  "mean_agreement_share", "unanimous_share"]),
-    "rating_summary": (expected_rating_summary, ["corpus", "rater_kind", "aspect", "level"], set(),
-                       ["corpus", "rater_kind", "aspect", "level", "n_ratings", "n_conversations", "scale_min",
-                        "scale_max", "mean_value", "mean_normalized", "higher_is_better"]),
-    "rating_distribution": (expected_rating_distribution, ["corpus", "rater_kind", "aspect", "value"], {"value"},
-                            ["corpus", "rater_kind", "aspect", "value", "n_ratings", "share"]),
-    "recllmsim_quality_by_user_turns": (expected_recllmsim_quality_by_user_turns, ["aspect", "n_user_turns"],
-                                        {"n_user_turns"}, None),
-    "crsarena_conversations": (expected_crsarena_conversations, ["environment", "system_id"], set(),
-                               ["environment", "system_id", "n_conversations", "n_with_sentiment", "n_satisfied",
-                                "satisfaction_rate", "satisfaction_ci95_low", "satisfaction_ci95_high"]),
-    "crsarena_leaderboard": (expected_crsarena_leaderboard, ["environment", "system_id"], set(), None),
-    "crsarena_open_closed_correlation": (expected_crsarena_open_closed_correlation, ["quantity", "method"], set(),
-                                         ["quantity", "method", "coefficient", "n_systems"]),
-    "convsearch_search_behaviour": (expected_convsearch_search_behaviour, ["unit", "measure"], set(),
-                                    ["measure", "unit", "n", "mean", "median", "p90", "max"]),
-    "convsearch_click_through_by_rank": (expected_convsearch_click_through_by_rank, ["rank"], {"rank"},
-                                         ["rank", "n_clicks", "n_serp_views_clicked", "n_serp_views",
-                                          "click_through_rate", "ci95_low", "ci95_high"]),
-    "convsearch_dwell_times": (expected_convsearch_dwell_times, ["page_kind"], set(),
-                               ["page_kind", "n_views", "mean_s", "p25_s", "median_s", "p75_s", "p90_s"]),
-    "cosrec_relevance_grades": (expected_cosrec_relevance_grades, ["judgment_kind", "grade"], {"grade"},
-                                ["judgment_kind", "grade", "n_judgments", "share"]),
-    "cosrec_judged_items_per_topic": (expected_cosrec_judged_items_per_topic, ["judgment_kind"], set(),
-                                      ["judgment_kind", "n_topics", "n_judgments", "min_judged", "median_judged",
-                                       "mean_judged", "max_judged", "mean_relevant", "topics_without_relevant"]),
-    "recoreact_rounds": (expected_recoreact_rounds, ["domain", "round"], {"round"},
-                         ["domain", "round", "n_impressions", "mean_rating1", "mean_rating2", "mean_rating3",
-                          "mean_rating_summary", "n_selected_items", "mean_selected_per_impression",
-                          "rating1_ci95_low", "rating1_ci95_high", "rating3_ci95_low", "rating3_ci95_high",
-                          "selected_ci95_low", "selected_ci95_high"]),
+    "annotator_agreement": (
+        agreement_oracle.expected_annotator_agreement,
+        agreement_oracle.KEYS,
+        set(),
+        agreement_oracle.COLUMNS,
+    ),
+    "intent_consensus_summary": (
+        expected_intent_consensus_summary,
+        ["corpus", "label_scheme"],
+        set(),
+        [
+            "corpus",
+            "label_scheme",
+            "n_turns",
+            "n_turns_multi",
+            "mean_annotators",
+            "mean_agreement_share",
+            "unanimous_share",
+        ],
+    ),
+    "rating_summary": (
+        expected_rating_summary,
+        ["corpus", "rater_kind", "aspect", "level"],
+        set(),
+        [
+            "corpus",
+            "rater_kind",
+            "aspect",
+            "level",
+            "n_ratings",
+            "n_conversations",
+            "scale_min",
+            "scale_max",
+            "mean_value",
+            "mean_normalized",
+            "higher_is_better",
+        ],
+    ),
+    "rating_distribution": (
+        expected_rating_distribution,
+        ["corpus", "rater_kind", "aspect", "value"],
+        {"value"},
+        ["corpus", "rater_kind", "aspect", "value", "n_ratings", "share"],
+    ),
+    "recllmsim_quality_by_user_turns": (
+        expected_recllmsim_quality_by_user_turns,
+        ["aspect", "n_user_turns"],
+        {"n_user_turns"},
+        None,
+    ),
+    "crsarena_conversations": (
+        expected_crsarena_conversations,
+        ["environment", "system_id"],
+        set(),
+        [
+            "environment",
+            "system_id",
+            "n_conversations",
+            "n_with_sentiment",
+            "n_satisfied",
+            "satisfaction_rate",
+            "satisfaction_ci95_low",
+            "satisfaction_ci95_high",
+        ],
+    ),
+    "crsarena_leaderboard": (
+        expected_crsarena_leaderboard,
+        ["environment", "system_id"],
+        set(),
+        None,
+    ),
+    "crsarena_open_closed_correlation": (
+        expected_crsarena_open_closed_correlation,
+        ["quantity", "method"],
+        set(),
+        ["quantity", "method", "coefficient", "n_systems"],
+    ),
+    "convsearch_search_behaviour": (
+        expected_convsearch_search_behaviour,
+        ["unit", "measure"],
+        set(),
+        ["measure", "unit", "n", "mean", "median", "p90", "max"],
+    ),
+    "convsearch_click_through_by_rank": (
+        expected_convsearch_click_through_by_rank,
+        ["rank"],
+        {"rank"},
+        [
+            "rank",
+            "n_clicks",
+            "n_serp_views_clicked",
+            "n_serp_views",
+            "click_through_rate",
+            "ci95_low",
+            "ci95_high",
+        ],
+    ),
+    "convsearch_dwell_times": (
+        expected_convsearch_dwell_times,
+        ["page_kind"],
+        set(),
+        ["page_kind", "n_views", "mean_s", "p25_s", "median_s", "p75_s", "p90_s"],
+    ),
+    "cosrec_relevance_grades": (
+        expected_cosrec_relevance_grades,
+        ["judgment_kind", "grade"],
+        {"grade"},
+        ["judgment_kind", "grade", "n_judgments", "share"],
+    ),
+    "cosrec_judged_items_per_topic": (
+        expected_cosrec_judged_items_per_topic,
+        ["judgment_kind"],
+        set(),
+        [
+            "judgment_kind",
+            "n_topics",
+            "n_judgments",
+            "min_judged",
+            "median_judged",
+            "mean_judged",
+            "max_judged",
+            "mean_relevant",
+            "topics_without_relevant",
+        ],
+    ),
+    "recoreact_rounds": (
+        expected_recoreact_rounds,
+        ["domain", "round"],
+        {"round"},
+        [
+            "domain",
+            "round",
+            "n_impressions",
+            "mean_rating1",
+            "mean_rating2",
+            "mean_rating3",
+            "mean_rating_summary",
+            "n_selected_items",
+            "mean_selected_per_impression",
+            "rating1_ci95_low",
+            "rating1_ci95_high",
+            "rating3_ci95_low",
+            "rating3_ci95_high",
+            "selected_ci95_low",
+            "selected_ci95_high",
+        ],
+    ),
 }
 for _oracle in ORACLE_CORPORA.values():
     TABLES.update(getattr(_oracle, "TABLES", {}))
@@ -587,15 +931,21 @@ def mart_columns(con, table: str) -> list[str]:
     return [r[0] for r in con.execute(f"select * from {table} limit 0").description]
 
 
-def assert_report_tables_match(tables: Path, warehouse: Path, published_dir: Path) -> dict[str, str]:
+def assert_report_tables_match(
+    tables: Path, warehouse: Path, published_dir: Path
+) -> dict[str, str]:
     """Every CSV in ``tables`` is one of the known tables and equals its independent expectation;
     returns the published-figure statuses."""
     written = sorted(p.stem for p in tables.glob("*.csv"))
     assert written == sorted([*TABLES, PUBLISHED_TABLE]), f"unexpected set of tables: {written}"
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        mart_of = {"corpus_overview": "corpus_stats", "intent_labels": "intent_distribution",
-                   "crsarena_leaderboard": "crs_leaderboard", "recllmsim_quality_by_user_turns": "quality_by_length"}
+        mart_of = {
+            "corpus_overview": "corpus_stats",
+            "intent_labels": "intent_distribution",
+            "crsarena_leaderboard": "crs_leaderboard",
+            "recllmsim_quality_by_user_turns": "quality_by_length",
+        }
         for name, (expect, keys, numeric, columns) in TABLES.items():
             columns = columns or mart_columns(con, mart_of[name])
             assert_table(tables / f"{name}.csv", expect(con), columns, keys)

@@ -378,7 +378,6 @@ def test_bootstrap_edge_cases():
         krippendorff_alpha_bootstrap(_krippendorff_rows(), level="cardinal")  # type: ignore[arg-type]
 
 
-
 # --------------------------------------------------------------------------------------
 # annotator_agreement: per-subset and per-label rows (models/marts/reports/annotator_agreement.py)
 # --------------------------------------------------------------------------------------
@@ -399,20 +398,40 @@ def _intents_frame(table, subset_of_item):
         annotator = 0
         for j, count in enumerate(counts):
             for _ in range(count):
-                rows.append({"corpus": "demo", "label_scheme": "s", "conversation_id": f"demo:{item:02d}",
-                             "turn_index": 0, "annotator": f"a{annotator}", "raw_label": f"c{j}",
-                             "source": "human", "is_primary": True})
+                rows.append(
+                    {
+                        "corpus": "demo",
+                        "label_scheme": "s",
+                        "conversation_id": f"demo:{item:02d}",
+                        "turn_index": 0,
+                        "annotator": f"a{annotator}",
+                        "raw_label": f"c{j}",
+                        "source": "human",
+                        "is_primary": True,
+                    }
+                )
                 annotator += 1
-    conversations = pd.DataFrame({"conversation_id": [f"demo:{i:02d}" for i in range(len(table))],
-                                  "subset": [subset_of_item(i) for i in range(len(table))]})
+    conversations = pd.DataFrame(
+        {
+            "conversation_id": [f"demo:{i:02d}" for i in range(len(table))],
+            "subset": [subset_of_item(i) for i in range(len(table))],
+        }
+    )
     return pd.DataFrame(rows), conversations
 
 
 def test_agreement_label_rows_are_fleiss_category_specific_kappa():
     A = _agreement_model()
-    intents, conversations = _intents_frame(WIKIPEDIA_FLEISS, lambda i: "early" if i < 6 else "late")
-    frame = A.build_agreement(intents, intents.iloc[0:0].assign(value=[], item_id=[], rater_kind=[], rater_id=[],
-                                                               aspect=[]), 200, 7, conversations)
+    intents, conversations = _intents_frame(
+        WIKIPEDIA_FLEISS, lambda i: "early" if i < 6 else "late"
+    )
+    frame = A.build_agreement(
+        intents,
+        intents.iloc[0:0].assign(value=[], item_id=[], rater_kind=[], rater_id=[], aspect=[]),
+        200,
+        7,
+        conversations,
+    )
     rows = {r["subject"]: r for r in frame.to_dict("records")}
     counts = np.asarray(WIKIPEDIA_FLEISS, dtype=float)
     n_items, n = counts.shape[0], counts.sum(axis=1)[0]
@@ -420,7 +439,9 @@ def test_agreement_label_rows_are_fleiss_category_specific_kappa():
     for j in range(counts.shape[1]):
         # Fleiss (1971), eq. for kappa_j: 1 - sum_i n_ij (n - n_ij) / (N n (n - 1) p_j q_j)
         p_j = counts[:, j].sum() / (n_items * n)
-        expected = 1 - (counts[:, j] * (n - counts[:, j])).sum() / (n_items * n * (n - 1) * p_j * (1 - p_j))
+        expected = 1 - (counts[:, j] * (n - counts[:, j])).sum() / (
+            n_items * n * (n - 1) * p_j * (1 - p_j)
+        )
         row = rows[f"intent:s|label:c{j}"]
         assert row["value"] == pytest.approx(expected)
         assert (row["n_units"], row["n_ratings"]) == (n_items, counts.sum())
@@ -429,44 +450,108 @@ def test_agreement_label_rows_are_fleiss_category_specific_kappa():
         assert row["value"] == pytest.approx(fleiss_kappa(WIKIPEDIA_FLEISS[items]))
         assert row["ci_low"] <= row["ci_high"]
     # without conversations (no subsets known) the subset rows go, the others stay as they were
-    plain = A.build_agreement(intents, intents.iloc[0:0].assign(value=[], item_id=[], rater_kind=[],
-                                                               rater_id=[], aspect=[]), 200, 7)
+    plain = A.build_agreement(
+        intents,
+        intents.iloc[0:0].assign(value=[], item_id=[], rater_kind=[], rater_id=[], aspect=[]),
+        200,
+        7,
+    )
     assert sorted(plain["subject"]) == sorted(k for k in rows if "|subset:" not in k)
 
 
 def test_agreement_label_rows_count_an_answer_with_several_labels_for_each():
     A = _agreement_model()
     # turn -> annotator -> labels (CoSRec annotators may give several intent types to a turn)
-    answers = {0: {"x": {"search"}, "y": {"search", "recommendation"}, "z": {"search"}},
-               1: {"x": {"recommendation"}, "y": {"recommendation"}},
-               2: {"x": {"search", "recommendation"}, "y": {"product"}, "z": {"product"}},
-               3: {"x": {"product"}, "y": {"product"}, "z": {"search"}}}
-    intents = pd.DataFrame([{"corpus": "demo", "label_scheme": "s", "conversation_id": "demo:1", "turn_index": turn,
-                             "annotator": annotator, "raw_label": label, "source": "human", "is_primary": True}
-                            for turn, by in answers.items() for annotator, labels in by.items() for label in labels])
-    no_ratings = pd.DataFrame(columns=["corpus", "aspect", "conversation_id", "turn_index", "item_id", "rater_kind",
-                                       "rater_id", "value"])
-    rows = {r["subject"]: r for r in A.build_agreement(intents, no_ratings, 100, 1).to_dict("records")}
+    answers = {
+        0: {"x": {"search"}, "y": {"search", "recommendation"}, "z": {"search"}},
+        1: {"x": {"recommendation"}, "y": {"recommendation"}},
+        2: {"x": {"search", "recommendation"}, "y": {"product"}, "z": {"product"}},
+        3: {"x": {"product"}, "y": {"product"}, "z": {"search"}},
+    }
+    intents = pd.DataFrame(
+        [
+            {
+                "corpus": "demo",
+                "label_scheme": "s",
+                "conversation_id": "demo:1",
+                "turn_index": turn,
+                "annotator": annotator,
+                "raw_label": label,
+                "source": "human",
+                "is_primary": True,
+            }
+            for turn, by in answers.items()
+            for annotator, labels in by.items()
+            for label in labels
+        ]
+    )
+    no_ratings = pd.DataFrame(
+        columns=[
+            "corpus",
+            "aspect",
+            "conversation_id",
+            "turn_index",
+            "item_id",
+            "rater_kind",
+            "rater_id",
+            "value",
+        ]
+    )
+    rows = {
+        r["subject"]: r for r in A.build_agreement(intents, no_ratings, 100, 1).to_dict("records")
+    }
     for label in ("search", "recommendation", "product"):
-        holds = [[sum(label in labels for labels in by.values()), sum(label not in labels for labels in by.values())]
-                 for by in answers.values()]
+        holds = [
+            [
+                sum(label in labels for labels in by.values()),
+                sum(label not in labels for labels in by.values()),
+            ]
+            for by in answers.values()
+        ]
         assert rows[f"intent:s|label:{label}"]["value"] == pytest.approx(fleiss_kappa(holds))
 
 
 def test_agreement_intervals_do_not_depend_on_the_order_the_mart_is_read_in():
     A = _agreement_model()
     ratings = pd.DataFrame(
-        [{"corpus": "demo", "aspect": "q", "conversation_id": f"demo:{unit:02d}", "turn_index": None,
-          "item_id": None, "rater_kind": "crowd", "rater_id": rater, "value": float(value)}
-         for unit, values in enumerate(zip(*KRIPPENDORFF_DATA.values())) for rater, value
-         in zip(KRIPPENDORFF_DATA, values) if value is not None]
+        [
+            {
+                "corpus": "demo",
+                "aspect": "q",
+                "conversation_id": f"demo:{unit:02d}",
+                "turn_index": None,
+                "item_id": None,
+                "rater_kind": "crowd",
+                "rater_id": rater,
+                "value": float(value),
+            }
+            for unit, values in enumerate(zip(*KRIPPENDORFF_DATA.values()))
+            for rater, value in zip(KRIPPENDORFF_DATA, values)
+            if value is not None
+        ]
     )
-    conversations = pd.DataFrame({"conversation_id": sorted(set(ratings["conversation_id"])),
-                                  "subset": ["x"] * ratings["conversation_id"].nunique()})
-    no_intents = pd.DataFrame(columns=["corpus", "label_scheme", "conversation_id", "turn_index", "annotator",
-                                       "raw_label", "source", "is_primary"])
+    conversations = pd.DataFrame(
+        {
+            "conversation_id": sorted(set(ratings["conversation_id"])),
+            "subset": ["x"] * ratings["conversation_id"].nunique(),
+        }
+    )
+    no_intents = pd.DataFrame(
+        columns=[
+            "corpus",
+            "label_scheme",
+            "conversation_id",
+            "turn_index",
+            "annotator",
+            "raw_label",
+            "source",
+            "is_primary",
+        ]
+    )
     first = A.build_agreement(no_intents, ratings, 300, 11, conversations)
-    shuffled = A.build_agreement(no_intents, ratings.sample(frac=1.0, random_state=3), 300, 11, conversations)
+    shuffled = A.build_agreement(
+        no_intents, ratings.sample(frac=1.0, random_state=3), 300, 11, conversations
+    )
     pd.testing.assert_frame_equal(first, shuffled)
     row = first.set_index("subject").loc["quality:q"]
     assert row["value"] == pytest.approx(krippendorff_alpha(_krippendorff_rows(), "ordinal"))
@@ -504,8 +589,9 @@ def test_t_quantile_equals_scipy(df):
 def test_mean_interval_is_the_t_interval_of_the_raw_values():
     values = [3.0, 4.0, 4.0, 5.0, 2.0, 5.0, 4.0]
     low, high = mean_interval(statistics.fmean(values), statistics.stdev(values), len(values))
-    expected = scipy_stats.t.interval(0.95, len(values) - 1, loc=statistics.fmean(values),
-                                      scale=scipy_stats.sem(values))
+    expected = scipy_stats.t.interval(
+        0.95, len(values) - 1, loc=statistics.fmean(values), scale=scipy_stats.sem(values)
+    )
     assert (low, high) == pytest.approx(expected, rel=1e-10)
     assert mean_interval(4.0, None, 1) == (None, None)
     assert mean_interval(4.0, 1.0, 1) == (None, None)  # n < 2: no interval

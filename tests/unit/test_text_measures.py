@@ -80,7 +80,17 @@ def test_segment_known_answers() -> None:
     assert segment("我来到北京清华大学") == ["我", "来到", "北京", "清华大学"]
     assert segment("他来到了网易杭研大厦") == ["他", "来到", "了", "网易", "杭", "研", "大厦"]
     assert segment("我想买iPhone 15，预算5000元。") == [
-        "我", "想", "买", "iPhone", " ", "15", "，", "预算", "5000", "元", "。",
+        "我",
+        "想",
+        "买",
+        "iPhone",
+        " ",
+        "15",
+        "，",
+        "预算",
+        "5000",
+        "元",
+        "。",
     ]
 
 
@@ -115,7 +125,7 @@ def test_tiktoken_source_pins_the_published_cl100k_hash() -> None:
     assert definition.expected_hash == CL100K_SHA256
     # the same pin, read as plain text from tiktoken's source (not through our AST reader)
     source = definition.source_path.read_text(encoding="utf-8")
-    block = source[source.index("def cl100k_base"):source.index("def o200k_base")]
+    block = source[source.index("def cl100k_base") : source.index("def o200k_base")]
     assert re.search(r'expected_hash="([0-9a-f]{64})"', block).group(1) == CL100K_SHA256
     assert definition.special_tokens["<|endoftext|>"] == 100257
     assert definition.special_tokens["<|endofprompt|>"] == 100276
@@ -198,7 +208,11 @@ def test_model_frame() -> None:
     )
     frame = _model_module().text_measures(turns, 0.3)
     assert list(frame.columns) == [
-        "conversation_id", "turn_index", "is_segmented", "n_words_segmented", "n_tokens",
+        "conversation_id",
+        "turn_index",
+        "is_segmented",
+        "n_words_segmented",
+        "n_tokens",
         "n_tokens_translation",
     ]
     rows = [tuple(None if pd.isna(v) else v for v in row) for row in frame.itertuples(index=False)]

@@ -19,12 +19,20 @@ from csrwh.sample import generate
 
 # tests run only when every model they read was built (`cautious` indirect selection)
 SELECT = [
-    "--select", "+turns", "+annotator_agreement", "test_count_words__literal_cases",
-    "--indirect-selection", "cautious",
+    "--select",
+    "+turns",
+    "+annotator_agreement",
+    "test_count_words__literal_cases",
+    "--indirect-selection",
+    "cautious",
 ]
 TEST_SELECT = [
-    "--select", "int_turn_text_measures", "turns", "annotator_agreement",
-    "--indirect-selection", "cautious",
+    "--select",
+    "int_turn_text_measures",
+    "turns",
+    "annotator_agreement",
+    "--indirect-selection",
+    "cautious",
 ]
 
 
@@ -57,8 +65,11 @@ def test_clean_build_passes_and_has_the_measures(small_build) -> None:
     warehouse, outcome = small_build
     assert outcome.success, outcome.failures
     names = " ".join(outcome.timings)
-    for test in ("test_turns__text_measures_agree", "test_annotator_agreement__bootstrap_interval",
-                 "test_count_words__literal_cases"):
+    for test in (
+        "test_turns__text_measures_agree",
+        "test_annotator_agreement__bootstrap_interval",
+        "test_count_words__literal_cases",
+    ):
         assert test in names
     with duckdb.connect(str(warehouse), read_only=True) as con:
         segmented, english, translated = con.execute(
@@ -99,17 +110,23 @@ def test_new_dbt_tests_fail_on_corrupted_data(small_build, tmp_path: Path) -> No
             f"update {measures} set is_segmented = null "
             f"where rowid = (select min(rowid) + 1 from {measures})"
         )
-        con.execute("update main.turns set n_tokens = null where rowid = (select min(rowid) from main.turns)")
+        con.execute(
+            "update main.turns set n_tokens = null where rowid = (select min(rowid) from main.turns)"
+        )
         # intervals: reversed, one end missing, out of range
         agreement = "main.annotator_agreement"
         con.execute(
             f"update {agreement} set ci_low = ci_high + 0.1, ci_high = ci_high "
             f"where rowid = (select min(rowid) from {agreement})"
         )
-        con.execute(f"insert into {agreement} select * replace (subject || ':copy' as subject, "
-                    f"null as ci_high, -1.5 as ci_low) from {agreement} limit 1")
-        con.execute(f"insert into {agreement} select * replace (subject || ':copy2' as subject, "
-                    f"1.5 as ci_high) from {agreement} limit 1")
+        con.execute(
+            f"insert into {agreement} select * replace (subject || ':copy' as subject, "
+            f"null as ci_high, -1.5 as ci_low) from {agreement} limit 1"
+        )
+        con.execute(
+            f"insert into {agreement} select * replace (subject || ':copy2' as subject, "
+            f"1.5 as ci_high) from {agreement} limit 1"
+        )
     outcome = run_dbt(["test", *TEST_SELECT], corrupted, quiet=True)
     failed = _failed(outcome)
     assert not outcome.success
@@ -136,7 +153,9 @@ def test_turns_agreement_test_fails_on_mismatched_measures(small_build, tmp_path
             "update main.turns set n_words_segmented = n_words + 1 where turn_id = (select min(turn_id) "
             "from main.turns where corpus = 'crsarena')"
         )
-    outcome = run_dbt(["test", "--select", "test_turns__text_measures_agree"], corrupted, quiet=True)
+    outcome = run_dbt(
+        ["test", "--select", "test_turns__text_measures_agree"], corrupted, quiet=True
+    )
     assert not outcome.success
     assert "test_turns__text_measures_agree" in _failed(outcome)
     with duckdb.connect(str(corrupted)) as con:
@@ -146,5 +165,7 @@ def test_turns_agreement_test_fails_on_mismatched_measures(small_build, tmp_path
             "update main.turns set n_tokens = 0 where turn_id = (select min(turn_id) "
             "from main.turns where corpus = 'recllmsim' and text <> '')"
         )
-    outcome = run_dbt(["test", "--select", "test_turns__text_measures_agree"], corrupted, quiet=True)
+    outcome = run_dbt(
+        ["test", "--select", "test_turns__text_measures_agree"], corrupted, quiet=True
+    )
     assert "test_turns__text_measures_agree" in _failed(outcome)

@@ -1276,15 +1276,19 @@ CORRUPTIONS = [
     (
         "custom-unknown-role",
         "raw.custom__conversations",
-        ("insert into raw.custom__conversations values ('b', 'custom', 'mine/a.jsonl', 0, 1, 'c1', "
-        "'{\"id\": \"c1\", \"messages\": [{\"role\": \"bot\", \"text\": \"hi\"}]}', null, repeat('a', 64), now())"),
+        (
+            "insert into raw.custom__conversations values ('b', 'custom', 'mine/a.jsonl', 0, 1, 'c1', "
+            '\'{"id": "c1", "messages": [{"role": "bot", "text": "hi"}]}\', null, repeat(\'a\', 64), now())'
+        ),
         "messages_have_documented_shape",
     ),
     (
         "custom-corpus-rater-kind",
         "raw.custom__corpora",
-        ("insert into raw.custom__corpora values ('b', 'custom', 'mine/corpus.json', 0, null, 'mine/corpus', "
-        "'{\"rater_kind\": \"boss\"}', null, repeat('a', 64), now())"),
+        (
+            "insert into raw.custom__corpora values ('b', 'custom', 'mine/corpus.json', 0, null, 'mine/corpus', "
+            "'{\"rater_kind\": \"boss\"}', null, repeat('a', 64), now())"
+        ),
         "corpus_has_documented_shape",
     ),
 ]

@@ -12,7 +12,9 @@ from csrwh.dashboard import queries as q
 from csrwh.dashboard import ui
 
 
-def _trail_column(column, title: str, frame: pd.DataFrame, query_id, empty_text: str, describe) -> None:
+def _trail_column(
+    column, title: str, frame: pd.DataFrame, query_id, empty_text: str, describe
+) -> None:
     """One column of a query's trail: the rows of `frame` for `query_id`, each described."""
     with column:
         st.markdown(f"**{title}**")
@@ -21,6 +23,7 @@ def _trail_column(column, title: str, frame: pd.DataFrame, query_id, empty_text:
             st.caption(empty_text)
         for row in rows.itertuples(index=False):
             st.markdown(describe(row))
+
 
 ui.page_header(
     "ConvSearch search behaviour",
@@ -83,17 +86,35 @@ for query in trail["queries"].itertuples(index=False):
         )
         cols = st.columns(3)
         _trail_column(
-            cols[0], "SERP views", serps, query.query_id, "none",
-            lambda s: f"page {ui.fmt_int(s.page_number)} · {ui.fmt_float(s.dwell_ms / 1000, 1)} s  \n"
-            f"[{ui.txt(s.url)[:60]}…]({ui.txt(s.url)})",
+            cols[0],
+            "SERP views",
+            serps,
+            query.query_id,
+            "none",
+            lambda s: (
+                f"page {ui.fmt_int(s.page_number)} · {ui.fmt_float(s.dwell_ms / 1000, 1)} s  \n"
+                f"[{ui.txt(s.url)[:60]}…]({ui.txt(s.url)})"
+            ),
         )
         _trail_column(
-            cols[1], "Clicks", clicks, query.query_id, "no click",
-            lambda k: f"rank {ui.fmt_int(k.rank)} · {k.click_type}  \n"
-            f"[{ui.txt(k.url)[:60]}…]({ui.txt(k.url)})",
+            cols[1],
+            "Clicks",
+            clicks,
+            query.query_id,
+            "no click",
+            lambda k: (
+                f"rank {ui.fmt_int(k.rank)} · {k.click_type}  \n"
+                f"[{ui.txt(k.url)[:60]}…]({ui.txt(k.url)})"
+            ),
         )
         _trail_column(
-            cols[2], "Landing pages", landing, query.query_id, "none",
-            lambda p: f"helpfulness **{ui.fmt_value(p.helpfulness)}**/4 · "
-            f"{ui.fmt_float(p.dwell_ms / 1000, 1)} s  \n[{ui.txt(p.url)[:60]}]({ui.txt(p.url)})",
+            cols[2],
+            "Landing pages",
+            landing,
+            query.query_id,
+            "none",
+            lambda p: (
+                f"helpfulness **{ui.fmt_value(p.helpfulness)}**/4 · "
+                f"{ui.fmt_float(p.dwell_ms / 1000, 1)} s  \n[{ui.txt(p.url)[:60]}]({ui.txt(p.url)})"
+            ),
         )

@@ -336,8 +336,13 @@ class _Draws:
 
 
 def truncated_distinct(
-    members: Sequence[int], words: Sequence[int], texts: Sequence[str], enc: _Encoded,
-    max_words: int = MAX_WORDS, iterations: int = ITERATIONS, seed: int = SEED,
+    members: Sequence[int],
+    words: Sequence[int],
+    texts: Sequence[str],
+    enc: _Encoded,
+    max_words: int = MAX_WORDS,
+    iterations: int = ITERATIONS,
+    seed: int = SEED,
 ) -> tuple[float, float]:
     """(Distinct-1, Distinct-2) of the ``dataset`` variant over the utterances ``members``
     (indices into ``texts``, in file order)."""
@@ -451,7 +456,10 @@ def _corpus_rows(u: Utterances, rows: dict[str, list]) -> None:
             n_words = int(words_arr[members].sum())
             for variant in VARIANTS:
                 enc = encoded[variant]
-                key = (variant, members.tobytes())  # scopes with the same utterances (one system in a subset)
+                key = (
+                    variant,
+                    members.tobytes(),
+                )  # scopes with the same utterances (one system in a subset)
                 if key not in cache:
                     if variant == "dataset":
                         cache[key] = truncated_distinct(members.tolist(), words, u.text, enc)
@@ -462,8 +470,19 @@ def _corpus_rows(u: Utterances, rows: dict[str, list]) -> None:
                     limits = (MAX_WORDS, n_words > MAX_WORDS, ITERATIONS, SEED)
                 else:
                     limits = (None, False, 1, None)
-                values = (c, s, m, side, variant, len(set(conversation[members])), len(members), n_words,
-                          *limits, d1, d2)
+                values = (
+                    c,
+                    s,
+                    m,
+                    side,
+                    variant,
+                    len(set(conversation[members])),
+                    len(members),
+                    n_words,
+                    *limits,
+                    d1,
+                    d2,
+                )
                 for name, value in zip(SCHEMA.names, values, strict=True):
                     rows[name].append(value)
 

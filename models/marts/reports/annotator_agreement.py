@@ -262,7 +262,9 @@ def rating_agreement(
             continue
         rows.append(row)
         for subset, part in group.dropna(subset=["subset"]).groupby("subset", sort=True):
-            rows.append(_alpha_row(corpus, scoped(subject, "subset", subset), part, n_samples, seed))
+            rows.append(
+                _alpha_row(corpus, scoped(subject, "subset", subset), part, n_samples, seed)
+            )
     return [row for row in rows if row is not None]
 
 

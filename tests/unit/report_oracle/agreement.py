@@ -31,7 +31,9 @@ import numpy as np
 
 Rows = list[dict[str, Any]]
 
-MODELS_YML = Path(__file__).resolve().parents[3] / "models" / "marts" / "reports" / "_reports__models.yml"
+MODELS_YML = (
+    Path(__file__).resolve().parents[3] / "models" / "marts" / "reports" / "_reports__models.yml"
+)
 
 
 def bootstrap_settings() -> tuple[int, int]:
@@ -75,7 +77,9 @@ def _draws(n_units: int, samples: int, seed: int) -> np.ndarray:
 # --------------------------------------------------------------------------- kappa
 
 
-def _kappa_of(weights: np.ndarray, agreement: np.ndarray, sizes: np.ndarray, counts: np.ndarray) -> list:
+def _kappa_of(
+    weights: np.ndarray, agreement: np.ndarray, sizes: np.ndarray, counts: np.ndarray
+) -> list:
     """Kappa for each row of unit weights: the weighted mean of the per-unit agreement,
     against the squared shares of the categories among the weighted labels."""
     out = []
@@ -97,20 +101,35 @@ def _kappa_row(corpus: str, subject: str, units: list[Counter], draws: np.ndarra
     counts = np.array([[u[c] for c in categories] for u in units], dtype=float)
     sizes = np.array([sum(u.values()) for u in units], dtype=float)
     # the share of ordered annotator pairs of the turn that agree
-    agreement = np.array([sum(c * (c - 1) for c in u.values()) / (n * (n - 1)) for u, n in zip(units, sizes)])
+    agreement = np.array(
+        [sum(c * (c - 1) for c in u.values()) / (n * (n - 1)) for u, n in zip(units, sizes)]
+    )
     value = _kappa_of(np.ones(len(units)), agreement, sizes, counts)[0]
     if value is None:
         return None
     low, high = _interval(_kappa_of(draws, agreement, sizes, counts))
-    return {"corpus": corpus, "subject": subject, "measure": "fleiss_kappa", "value": value,
-            "ci_low": low, "ci_high": high, "n_units": len(units),
-            "n_raters_mean": float(sizes.mean()), "n_ratings": int(sizes.sum())}
+    return {
+        "corpus": corpus,
+        "subject": subject,
+        "measure": "fleiss_kappa",
+        "value": value,
+        "ci_low": low,
+        "ci_high": high,
+        "n_units": len(units),
+        "n_raters_mean": float(sizes.mean()),
+        "n_ratings": int(sizes.sum()),
+    }
 
 
 def _intent_rows(con, subset_of: dict[str, str], samples: int, seed: int) -> Rows:
-    labels: dict[tuple, dict[tuple, dict[str, set]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(set)))
-    for r in _rows(con, """select corpus, label_scheme, conversation_id, turn_index, annotator, raw_label
-                           from intents where source = 'human' and is_primary"""):
+    labels: dict[tuple, dict[tuple, dict[str, set]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(set))
+    )
+    for r in _rows(
+        con,
+        """select corpus, label_scheme, conversation_id, turn_index, annotator, raw_label
+                           from intents where source = 'human' and is_primary""",
+    ):
         if r["raw_label"] is None or r["annotator"] is None or r["turn_index"] is None:
             continue
         key = (r["corpus"], r["label_scheme"])
@@ -118,7 +137,9 @@ def _intent_rows(con, subset_of: dict[str, str], samples: int, seed: int) -> Row
     out = []
     for (corpus, scheme), turns in sorted(labels.items()):
         subject = f"intent:{scheme}"
-        kept = sorted((unit, by_annotator) for unit, by_annotator in turns.items() if len(by_annotator) >= 2)
+        kept = sorted(
+            (unit, by_annotator) for unit, by_annotator in turns.items() if len(by_annotator) >= 2
+        )
 
         def units_of(pairs) -> list[Counter]:
             return [Counter("+".join(sorted(s)) for s in by.values()) for _, by in pairs]
@@ -131,8 +152,14 @@ def _intent_rows(con, subset_of: dict[str, str], samples: int, seed: int) -> Row
         out.append(row)
         for subset in sorted({subset_of.get(unit[0]) for unit, _ in kept} - {None}):
             sub_units = units_of([(u, by) for u, by in kept if subset_of.get(u[0]) == subset])
-            out.append(_kappa_row(corpus, f"{subject}|subset:{subset}", sub_units,
-                                  _draws(len(sub_units), samples, seed)))
+            out.append(
+                _kappa_row(
+                    corpus,
+                    f"{subject}|subset:{subset}",
+                    sub_units,
+                    _draws(len(sub_units), samples, seed),
+                )
+            )
         for label in sorted({lab for _, by in kept for s in by.values() for lab in s}):
             binary = [Counter("yes" if label in s else "no" for s in by.values()) for _, by in kept]
             out.append(_kappa_row(corpus, f"{subject}|label:{label}", binary, draws))
@@ -142,7 +169,9 @@ def _intent_rows(con, subset_of: dict[str, str], samples: int, seed: int) -> Row
 # --------------------------------------------------------------------------- alpha
 
 
-def _alpha_of(weights: np.ndarray, values: list[float], pairs: np.ndarray, frequencies: np.ndarray) -> list:
+def _alpha_of(
+    weights: np.ndarray, values: list[float], pairs: np.ndarray, frequencies: np.ndarray
+) -> list:
     """Ordinal alpha for each row of unit weights. ``pairs[u, c, k]``: ordered pairs of unit u's
     values (c, k) from different raters, divided by m_u - 1; ``frequencies[u, c]``: how often
     value c occurs in unit u."""
@@ -156,14 +185,16 @@ def _alpha_of(weights: np.ndarray, values: list[float], pairs: np.ndarray, frequ
         for c in range(size):
             for k in range(size):
                 lo, hi = min(c, k), max(c, k)
-                delta2[c][k] = (float(n_c[lo:hi + 1].sum()) - (n_c[c] + n_c[k]) / 2) ** 2
+                delta2[c][k] = (float(n_c[lo : hi + 1].sum()) - (n_c[c] + n_c[k]) / 2) ** 2
         observed = sum(within[c, k] * delta2[c][k] for c in range(size) for k in range(size))
         expected = sum(n_c[c] * n_c[k] * delta2[c][k] for c in range(size) for k in range(size))
         out.append(None if expected == 0 else 1 - (n - 1) * observed / expected)
     return out
 
 
-def _alpha_row(corpus: str, subject: str, units: list[list[float]], samples: int, seed: int) -> dict | None:
+def _alpha_row(
+    corpus: str, subject: str, units: list[list[float]], samples: int, seed: int
+) -> dict | None:
     """``units``: per unit with >= 2 raters, its values."""
     if not units:
         return None
@@ -182,9 +213,17 @@ def _alpha_row(corpus: str, subject: str, units: list[list[float]], samples: int
         return None
     low, high = _interval(_alpha_of(_draws(len(units), samples, seed), values, pairs, frequencies))
     sizes = [len(u) for u in units]
-    return {"corpus": corpus, "subject": subject, "measure": "krippendorff_alpha", "value": value,
-            "ci_low": low, "ci_high": high, "n_units": len(units),
-            "n_raters_mean": sum(sizes) / len(sizes), "n_ratings": sum(sizes)}
+    return {
+        "corpus": corpus,
+        "subject": subject,
+        "measure": "krippendorff_alpha",
+        "value": value,
+        "ci_low": low,
+        "ci_high": high,
+        "n_units": len(units),
+        "n_raters_mean": sum(sizes) / len(sizes),
+        "n_ratings": sum(sizes),
+    }
 
 
 def _unit_order(unit: tuple) -> tuple:
@@ -194,15 +233,22 @@ def _unit_order(unit: tuple) -> tuple:
 
 def _rating_rows(con, subset_of: dict[str, str], samples: int, seed: int) -> Rows:
     values: dict[tuple, dict[tuple, dict[tuple, float]]] = defaultdict(lambda: defaultdict(dict))
-    for r in _rows(con, """select corpus, aspect, conversation_id, turn_index, item_id, rater_kind, rater_id, value
-                           from ratings where value is not null"""):
+    for r in _rows(
+        con,
+        """select corpus, aspect, conversation_id, turn_index, item_id, rater_kind, rater_id, value
+                           from ratings where value is not null""",
+    ):
         unit = (r["conversation_id"], r["turn_index"], r["item_id"])
-        values[(r["corpus"], r["aspect"])][unit][(r["rater_kind"], r["rater_id"])] = float(r["value"])
+        values[(r["corpus"], r["aspect"])][unit][(r["rater_kind"], r["rater_id"])] = float(
+            r["value"]
+        )
     out = []
     for (corpus, aspect), units in sorted(values.items()):
         subject = f"quality:{aspect}"
-        kept = sorted(((u, list(by.values())) for u, by in units.items() if len(by) >= 2),
-                      key=lambda pair: _unit_order(pair[0]))
+        kept = sorted(
+            ((u, list(by.values())) for u, by in units.items() if len(by) >= 2),
+            key=lambda pair: _unit_order(pair[0]),
+        )
         row = _alpha_row(corpus, subject, [v for _, v in kept], samples, seed)
         if row is None:
             continue
@@ -220,16 +266,40 @@ def expected_annotator_agreement(con) -> Rows:
     """The report's table: the mart's rows with the subject split into subject, scope, subset
     and label."""
     samples, seed = bootstrap_settings()
-    subset_of = {r["conversation_id"]: r["subset"] for r in _rows(con, "select conversation_id, subset from conversations")}
+    subset_of = {
+        r["conversation_id"]: r["subset"]
+        for r in _rows(con, "select conversation_id, subset from conversations")
+    }
     out = []
-    for r in _intent_rows(con, subset_of, samples, seed) + _rating_rows(con, subset_of, samples, seed):
+    for r in _intent_rows(con, subset_of, samples, seed) + _rating_rows(
+        con, subset_of, samples, seed
+    ):
         subject, _, scope = r["subject"].partition("|")
         kind, _, value = scope.partition(":")
-        out.append({**r, "subject": subject, "scope": kind or "corpus",
-                    "subset": value if kind == "subset" else None, "label": value if kind == "label" else None})
+        out.append(
+            {
+                **r,
+                "subject": subject,
+                "scope": kind or "corpus",
+                "subset": value if kind == "subset" else None,
+                "label": value if kind == "label" else None,
+            }
+        )
     return out
 
 
-COLUMNS = ["corpus", "subject", "scope", "subset", "label", "measure", "value", "ci_low", "ci_high",
-           "n_units", "n_raters_mean", "n_ratings"]
+COLUMNS = [
+    "corpus",
+    "subject",
+    "scope",
+    "subset",
+    "label",
+    "measure",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_units",
+    "n_raters_mean",
+    "n_ratings",
+]
 KEYS = ["corpus", "subject", "scope", "subset", "label", "measure"]

@@ -22,13 +22,19 @@ from report_oracle.intervals import t_interval
 Rows = list[dict[str, Any]]
 
 SCORE_ASPECTS = {  # warehouse aspect -> the scripts' name (0..2 scores)
-    "Detail Level": "Detail Level", "questionnaire:Detail": "Detail Level",
-    "Practical Usefulness": "Practical Usefulness", "questionnaire:Availability": "Practical Usefulness",
-    "Diversity": "Diversity", "questionnaire:Diversity": "Diversity",
-    "Preference Alignment": "Preference Alignment", "Role-Playing Completeness": "Role-Playing Completeness",
+    "Detail Level": "Detail Level",
+    "questionnaire:Detail": "Detail Level",
+    "Practical Usefulness": "Practical Usefulness",
+    "questionnaire:Availability": "Practical Usefulness",
+    "Diversity": "Diversity",
+    "questionnaire:Diversity": "Diversity",
+    "Preference Alignment": "Preference Alignment",
+    "Role-Playing Completeness": "Role-Playing Completeness",
 }
 ASSISTANT = ("Detail Level", "Practical Usefulness", "Diversity")
-ASPECT_OF_SLUG = {a.lower().replace(" ", "_").replace("-", "_"): a for a in set(SCORE_ASPECTS.values())}
+ASPECT_OF_SLUG = {
+    a.lower().replace(" ", "_").replace("-", "_"): a for a in set(SCORE_ASPECTS.values())
+}
 
 
 def _rows(con, sql: str) -> Rows:
@@ -53,20 +59,29 @@ def _facts(con) -> dict[str, Any]:
     scores; plus its final labels and profile labels. Cached per connection."""
     if con in _CACHE:
         return _CACHE[con]
-    conversations = _rows(con, """select conversation_id, user_id, subset, domain_or_task, system_id, task_description,
+    conversations = _rows(
+        con,
+        """select conversation_id, user_id, subset, domain_or_task, system_id, task_description,
                                          n_turns, n_user_turns, n_system_turns, source_attributes, profile
-                                  from conversations where corpus = 'recllmsim'""")
+                                  from conversations where corpus = 'recllmsim'""",
+    )
     turn_columns = {r[0] for r in con.execute("describe turns").fetchall()}
     tokens_known = {"n_tokens", "n_tokens_translation"} <= turn_columns
     tokens: dict[str, list] = defaultdict(list)
     if tokens_known:
-        for t in _rows(con, """select conversation_id, role, text_translation, n_tokens, n_tokens_translation
-                               from turns where corpus = 'recllmsim'"""):
+        for t in _rows(
+            con,
+            """select conversation_id, role, text_translation, n_tokens, n_tokens_translation
+                               from turns where corpus = 'recllmsim'""",
+        ):
             n = t["n_tokens_translation"] if t["text_translation"] is not None else t["n_tokens"]
             tokens[t["conversation_id"]].append((t["role"], n))
     scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for r in _rows(con, """select conversation_id, aspect, value from ratings
-                           where corpus = 'recllmsim' and turn_index is null and item_id is null and value is not null"""):
+    for r in _rows(
+        con,
+        """select conversation_id, aspect, value from ratings
+                           where corpus = 'recllmsim' and turn_index is null and item_id is null and value is not null""",
+    ):
         if r["aspect"] in SCORE_ASPECTS:
             scores[r["conversation_id"]][SCORE_ASPECTS[r["aspect"]]].append(r["value"])
     facts = {}
@@ -77,19 +92,33 @@ def _facts(con) -> dict[str, Any]:
         complete = bool(turns) and all(n is not None for _, n in turns)
         task = c["domain_or_task"]
         facts[c["conversation_id"]] = {
-            "user_id": c["user_id"], "release": c["subset"], "side": side, "task": task,
+            "user_id": c["user_id"],
+            "release": c["subset"],
+            "side": side,
+            "task": task,
             "scenario": "travel planning" if task == "new travel planning" else task,
-            "chat_model": c["system_id"], "task_context": c["task_description"],
+            "chat_model": c["system_id"],
+            "task_context": c["task_description"],
             "profile_key": attributes.get("preference") if side == "agent" else c["user_id"],
-            "turns": c["n_turns"] // 2, "user_turns": c["n_user_turns"], "assistant_turns": c["n_system_turns"],
+            "turns": c["n_turns"] // 2,
+            "user_turns": c["n_user_turns"],
+            "assistant_turns": c["n_system_turns"],
             "user_tokens": sum(n for role, n in turns if role == "user") if complete else None,
-            "assistant_tokens": sum(n for role, n in turns if role == "system") if complete else None,
+            "assistant_tokens": sum(n for role, n in turns if role == "system")
+            if complete
+            else None,
             "scores": {a: _mean(v) for a, v in scores.get(c["conversation_id"], {}).items()},
             "profile": json.loads(c["profile"]) if c["profile"] else None,
         }
-    labels = [r for r in _rows(con, """select conversation_id, scheme, dimension, label_value, label_number
-                                       from behaviour_labels where corpus = 'recllmsim' and is_final""")
-              if r["conversation_id"] in facts]
+    labels = [
+        r
+        for r in _rows(
+            con,
+            """select conversation_id, scheme, dimension, label_value, label_number
+                                       from behaviour_labels where corpus = 'recllmsim' and is_final""",
+        )
+        if r["conversation_id"] in facts
+    ]
     out = {"conversations": facts, "labels": labels}
     _CACHE[con] = out
     return out
@@ -114,19 +143,30 @@ def expected_task_statistics(con) -> Rows:
         assistant = [f for f in fs if f["assistant_tokens"] is not None]
         user_turns = sum(f["user_turns"] for f in user)
         assistant_turns = sum(f["assistant_turns"] for f in assistant)
-        out.append({
-            "user_side": side, "release": release, "scenario": scenario, "n_conversations": len(fs),
-            "n_tasks": len({f["task_context"] for f in fs if f["task_context"] is not None}),
-            "n_profiles": len({f["profile_key"] for f in fs if f["profile_key"] is not None}),
-            "mean_turns": _mean([f["turns"] for f in fs]), "sd_turns": _sd([f["turns"] for f in fs]),
-            "mean_user_turns": _mean([f["user_turns"] for f in fs]),
-            "mean_user_tokens": _mean([f["user_tokens"] for f in user]),
-            "sd_user_tokens": _sd([f["user_tokens"] for f in user]),
-            "mean_assistant_tokens": _mean([f["assistant_tokens"] for f in assistant]),
-            "mean_user_tokens_per_turn": sum(f["user_tokens"] for f in user) / user_turns if user_turns else None,
-            "mean_assistant_tokens_per_turn": (
-                sum(f["assistant_tokens"] for f in assistant) / assistant_turns if assistant_turns else None),
-        })
+        out.append(
+            {
+                "user_side": side,
+                "release": release,
+                "scenario": scenario,
+                "n_conversations": len(fs),
+                "n_tasks": len({f["task_context"] for f in fs if f["task_context"] is not None}),
+                "n_profiles": len({f["profile_key"] for f in fs if f["profile_key"] is not None}),
+                "mean_turns": _mean([f["turns"] for f in fs]),
+                "sd_turns": _sd([f["turns"] for f in fs]),
+                "mean_user_turns": _mean([f["user_turns"] for f in fs]),
+                "mean_user_tokens": _mean([f["user_tokens"] for f in user]),
+                "sd_user_tokens": _sd([f["user_tokens"] for f in user]),
+                "mean_assistant_tokens": _mean([f["assistant_tokens"] for f in assistant]),
+                "mean_user_tokens_per_turn": sum(f["user_tokens"] for f in user) / user_turns
+                if user_turns
+                else None,
+                "mean_assistant_tokens_per_turn": (
+                    sum(f["assistant_tokens"] for f in assistant) / assistant_turns
+                    if assistant_turns
+                    else None
+                ),
+            }
+        )
     return out
 
 
@@ -140,15 +180,39 @@ def _score_groups(con, key) -> dict[tuple, list[float]]:
 
 
 def expected_quality_by_chat_model(con) -> Rows:
-    groups = _score_groups(con, lambda f, a: [(f["side"], r, f["chat_model"], a) for r in _releases(f)] if a in ASSISTANT else [])
-    return [{"user_side": s, "release": r, "chat_model": m, "aspect": a, "n_conversations": len(v),
-             "mean_value": _mean(v), "sd_value": _sd(v)} for (s, r, m, a), v in groups.items()]
+    groups = _score_groups(
+        con,
+        lambda f, a: (
+            [(f["side"], r, f["chat_model"], a) for r in _releases(f)] if a in ASSISTANT else []
+        ),
+    )
+    return [
+        {
+            "user_side": s,
+            "release": r,
+            "chat_model": m,
+            "aspect": a,
+            "n_conversations": len(v),
+            "mean_value": _mean(v),
+            "sd_value": _sd(v),
+        }
+        for (s, r, m, a), v in groups.items()
+    ]
 
 
 def expected_quality_by_turns(con) -> Rows:
     groups = _score_groups(con, lambda f, a: [(f["side"], a, f["turns"])])
-    return [{"user_side": s, "aspect": a, "n_turns": t, "n_conversations": len(v), "mean_value": _mean(v),
-             "sd_value": _sd(v)} for (s, a, t), v in groups.items()]
+    return [
+        {
+            "user_side": s,
+            "aspect": a,
+            "n_turns": t,
+            "n_conversations": len(v),
+            "mean_value": _mean(v),
+            "sd_value": _sd(v),
+        }
+        for (s, a, t), v in groups.items()
+    ]
 
 
 def expected_strategy_distribution(con) -> Rows:
@@ -159,7 +223,14 @@ def expected_strategy_distribution(con) -> Rows:
         f = facts["conversations"][label["conversation_id"]]
         for release in _releases(f):
             for task in (f["task"], "all"):
-                key = (f["side"], release, task, label["scheme"], label["dimension"], label["label_value"])
+                key = (
+                    f["side"],
+                    release,
+                    task,
+                    label["scheme"],
+                    label["dimension"],
+                    label["label_value"],
+                )
                 conversations[key].add(label["conversation_id"])
                 numbers[key].append(label["label_number"])
     totals = Counter()
@@ -168,9 +239,19 @@ def expected_strategy_distribution(con) -> Rows:
     out = []
     for key, ids in conversations.items():
         known = [n for n in numbers[key] if n is not None]
-        out.append({"user_side": key[0], "release": key[1], "task": key[2], "scheme": key[3], "dimension": key[4],
-                    "label_value": key[5], "label_number": min(known) if known else None,
-                    "n_conversations": len(ids), "share": len(ids) / totals[key[:5]]})
+        out.append(
+            {
+                "user_side": key[0],
+                "release": key[1],
+                "task": key[2],
+                "scheme": key[3],
+                "dimension": key[4],
+                "label_value": key[5],
+                "label_number": min(known) if known else None,
+                "n_conversations": len(ids),
+                "share": len(ids) / totals[key[:5]],
+            }
+        )
     return out
 
 
@@ -185,15 +266,33 @@ def expected_quality_by_strategy(con) -> Rows:
             if value is None:
                 continue
             for release in _releases(f):
-                key = (f["side"], release, label["scheme"], label["dimension"], label["label_value"], aspect)
+                key = (
+                    f["side"],
+                    release,
+                    label["scheme"],
+                    label["dimension"],
+                    label["label_value"],
+                    aspect,
+                )
                 values[key].append(value)
                 numbers[key].append(label["label_number"])
     out = []
     for key, v in values.items():
         known = [n for n in numbers[key] if n is not None]
-        out.append({"user_side": key[0], "release": key[1], "scheme": key[2], "dimension": key[3], "label_value": key[4],
-                    "aspect": key[5], "label_number": min(known) if known else None, "n_conversations": len(v),
-                    "mean_value": _mean(v), "sd_value": _sd(v)})
+        out.append(
+            {
+                "user_side": key[0],
+                "release": key[1],
+                "scheme": key[2],
+                "dimension": key[3],
+                "label_value": key[4],
+                "aspect": key[5],
+                "label_number": min(known) if known else None,
+                "n_conversations": len(v),
+                "mean_value": _mean(v),
+                "sd_value": _sd(v),
+            }
+        )
     return out
 
 
@@ -202,16 +301,28 @@ def expected_strategy_consistency(con) -> Rows:
     per_user: dict[tuple, Counter] = defaultdict(Counter)
     for label in facts["labels"]:
         f = facts["conversations"][label["conversation_id"]]
-        per_user[(f["side"], f["release"], f["user_id"], label["scheme"], label["dimension"])][label["label_value"]] += 1
+        per_user[(f["side"], f["release"], f["user_id"], label["scheme"], label["dimension"])][
+            label["label_value"]
+        ] += 1
     shares: dict[tuple, list[float]] = defaultdict(list)
     for (side, release, _, scheme, dimension), counts in per_user.items():
         share = max(counts.values()) / sum(counts.values())
         for r in (release, "all"):
             shares[(side, r, scheme, dimension)].append(share)
-    return [{"user_side": s, "release": r, "scheme": sc, "dimension": d, "n_users": len(v), "mean_modal_share": _mean(v),
-             "sd_modal_share": _sd(v), "n_users_modal_share_over_80pct": sum(1 for x in v if x > 0.8),
-             "n_users_single_label": sum(1 for x in v if x == 1)}
-            for (s, r, sc, d), v in shares.items()]
+    return [
+        {
+            "user_side": s,
+            "release": r,
+            "scheme": sc,
+            "dimension": d,
+            "n_users": len(v),
+            "mean_modal_share": _mean(v),
+            "sd_modal_share": _sd(v),
+            "n_users_modal_share_over_80pct": sum(1 for x in v if x > 0.8),
+            "n_users_single_label": sum(1 for x in v if x == 1),
+        }
+        for (s, r, sc, d), v in shares.items()
+    ]
 
 
 def _attribute_name(key: str) -> str:
@@ -251,10 +362,20 @@ def expected_profile_labels(con) -> Rows:
     for key, ids in holders.items():
         n_listing = len(listing[key[:3]])
         names = english.get((key[2], key[3]))
-        out.append({"user_side": key[0], "release": key[1], "attribute": key[2], "label": key[3],
-                    "label_en": min(names) if names else None, "n_conversations": len(ids),
-                    "n_profiles": len(profiles[key]), "n_mentions": mentions[key],
-                    "n_listing_conversations": n_listing, "share_of_conversations": len(ids) / n_listing})
+        out.append(
+            {
+                "user_side": key[0],
+                "release": key[1],
+                "attribute": key[2],
+                "label": key[3],
+                "label_en": min(names) if names else None,
+                "n_conversations": len(ids),
+                "n_profiles": len(profiles[key]),
+                "n_mentions": mentions[key],
+                "n_listing_conversations": n_listing,
+                "share_of_conversations": len(ids) / n_listing,
+            }
+        )
     return out
 
 
@@ -266,10 +387,13 @@ def expected_quality_by_user_turns_binned(con) -> Rows:
     """Per rater kind: the largest user-turn count with >= 20 rated conversations starts the
     pooled last bin; per (rater kind, aspect, bin) the conversations, ratings, mean and sd of
     value_normalized and its t interval; drawn when the bin has >= 20 conversations."""
-    rated = _rows(con, """select r.rater_kind, r.aspect, r.conversation_id, c.n_user_turns, r.value_normalized
+    rated = _rows(
+        con,
+        """select r.rater_kind, r.aspect, r.conversation_id, c.n_user_turns, r.value_normalized
                           from ratings r join conversations c on r.conversation_id = c.conversation_id
                           where r.corpus = 'recllmsim' and r.turn_index is null and r.item_id is null
-                            and r.value_normalized is not null""")
+                            and r.value_normalized is not null""",
+    )
     conversations_per_count: dict[tuple, set] = defaultdict(set)
     for r in rated:
         conversations_per_count[(r["rater_kind"], r["n_user_turns"])].add(r["conversation_id"])
@@ -288,47 +412,153 @@ def expected_quality_by_user_turns_binned(con) -> Rows:
         values = [r["value_normalized"] for r in rs]
         n_conversations = len({r["conversation_id"] for r in rs})
         low, high = t_interval(values)
-        out.append({"rater_kind": kind, "aspect": aspect, "n_user_turns_bin": bin_, "is_tail": in_tail,
-                    "n_conversations": n_conversations, "n_ratings": len(values), "mean_normalized": _mean(values),
-                    "sd_normalized": _sd(values), "ci95_low": low, "ci95_high": high,
-                    "is_plotted": n_conversations >= MIN_CONVERSATIONS})
+        out.append(
+            {
+                "rater_kind": kind,
+                "aspect": aspect,
+                "n_user_turns_bin": bin_,
+                "is_tail": in_tail,
+                "n_conversations": n_conversations,
+                "n_ratings": len(values),
+                "mean_normalized": _mean(values),
+                "sd_normalized": _sd(values),
+                "ci95_low": low,
+                "ci95_high": high,
+                "is_plotted": n_conversations >= MIN_CONVERSATIONS,
+            }
+        )
     return out
 
 
 TABLES = {
     "recllmsim_task_statistics": (
-        expected_task_statistics, ["user_side", "release", "scenario"], set(),
-        ["user_side", "release", "scenario", "n_conversations", "n_tasks", "n_profiles", "mean_turns", "sd_turns",
-         "mean_user_turns", "mean_user_tokens", "sd_user_tokens", "mean_assistant_tokens", "mean_user_tokens_per_turn",
-         "mean_assistant_tokens_per_turn"]),
+        expected_task_statistics,
+        ["user_side", "release", "scenario"],
+        set(),
+        [
+            "user_side",
+            "release",
+            "scenario",
+            "n_conversations",
+            "n_tasks",
+            "n_profiles",
+            "mean_turns",
+            "sd_turns",
+            "mean_user_turns",
+            "mean_user_tokens",
+            "sd_user_tokens",
+            "mean_assistant_tokens",
+            "mean_user_tokens_per_turn",
+            "mean_assistant_tokens_per_turn",
+        ],
+    ),
     "recllmsim_quality_by_chat_model": (
-        expected_quality_by_chat_model, ["user_side", "release", "chat_model", "aspect"], set(),
-        ["user_side", "release", "chat_model", "aspect", "n_conversations", "mean_value", "sd_value"]),
+        expected_quality_by_chat_model,
+        ["user_side", "release", "chat_model", "aspect"],
+        set(),
+        [
+            "user_side",
+            "release",
+            "chat_model",
+            "aspect",
+            "n_conversations",
+            "mean_value",
+            "sd_value",
+        ],
+    ),
     "recllmsim_quality_by_turns": (
-        expected_quality_by_turns, ["user_side", "aspect", "n_turns"], {"n_turns"},
-        ["user_side", "aspect", "n_turns", "n_conversations", "mean_value", "sd_value"]),
+        expected_quality_by_turns,
+        ["user_side", "aspect", "n_turns"],
+        {"n_turns"},
+        ["user_side", "aspect", "n_turns", "n_conversations", "mean_value", "sd_value"],
+    ),
     "recllmsim_strategy_distribution": (
-        expected_strategy_distribution, ["user_side", "release", "task", "scheme", "dimension", "label_value"], set(),
-        ["user_side", "release", "task", "scheme", "dimension", "label_value", "label_number", "n_conversations", "share"]),
+        expected_strategy_distribution,
+        ["user_side", "release", "task", "scheme", "dimension", "label_value"],
+        set(),
+        [
+            "user_side",
+            "release",
+            "task",
+            "scheme",
+            "dimension",
+            "label_value",
+            "label_number",
+            "n_conversations",
+            "share",
+        ],
+    ),
     "recllmsim_quality_by_strategy": (
-        expected_quality_by_strategy, ["user_side", "release", "scheme", "dimension", "label_value", "aspect"], set(),
-        ["user_side", "release", "scheme", "dimension", "label_value", "aspect", "label_number", "n_conversations",
-         "mean_value", "sd_value"]),
+        expected_quality_by_strategy,
+        ["user_side", "release", "scheme", "dimension", "label_value", "aspect"],
+        set(),
+        [
+            "user_side",
+            "release",
+            "scheme",
+            "dimension",
+            "label_value",
+            "aspect",
+            "label_number",
+            "n_conversations",
+            "mean_value",
+            "sd_value",
+        ],
+    ),
     "recllmsim_strategy_consistency": (
-        expected_strategy_consistency, ["user_side", "release", "scheme", "dimension"], set(),
-        ["user_side", "release", "scheme", "dimension", "n_users", "mean_modal_share", "sd_modal_share",
-         "n_users_modal_share_over_80pct", "n_users_single_label"]),
+        expected_strategy_consistency,
+        ["user_side", "release", "scheme", "dimension"],
+        set(),
+        [
+            "user_side",
+            "release",
+            "scheme",
+            "dimension",
+            "n_users",
+            "mean_modal_share",
+            "sd_modal_share",
+            "n_users_modal_share_over_80pct",
+            "n_users_single_label",
+        ],
+    ),
     "recllmsim_profile_labels": (
-        expected_profile_labels, ["user_side", "release", "attribute", "label"], set(),
-        ["user_side", "release", "attribute", "label", "label_en", "n_conversations", "n_profiles", "n_mentions",
-         "n_listing_conversations", "share_of_conversations"]),
+        expected_profile_labels,
+        ["user_side", "release", "attribute", "label"],
+        set(),
+        [
+            "user_side",
+            "release",
+            "attribute",
+            "label",
+            "label_en",
+            "n_conversations",
+            "n_profiles",
+            "n_mentions",
+            "n_listing_conversations",
+            "share_of_conversations",
+        ],
+    ),
 }
 # report tables that are not a RecLLMSim mart (TABLES above is compared with the marts too)
 REPORT_TABLES = {
     "recllmsim_quality_by_user_turns_binned": (
-        expected_quality_by_user_turns_binned, ["rater_kind", "aspect", "n_user_turns_bin"], {"n_user_turns_bin"},
-        ["rater_kind", "aspect", "n_user_turns_bin", "is_tail", "n_conversations", "n_ratings", "mean_normalized",
-         "sd_normalized", "ci95_low", "ci95_high", "is_plotted"]),
+        expected_quality_by_user_turns_binned,
+        ["rater_kind", "aspect", "n_user_turns_bin"],
+        {"n_user_turns_bin"},
+        [
+            "rater_kind",
+            "aspect",
+            "n_user_turns_bin",
+            "is_tail",
+            "n_conversations",
+            "n_ratings",
+            "mean_normalized",
+            "sd_normalized",
+            "ci95_low",
+            "ci95_high",
+            "is_plotted",
+        ],
+    ),
 }
 
 
@@ -350,11 +580,19 @@ def _find(rows: Rows, **where) -> dict | None:
 
 def _quality_by_user_turns(con, aspect: str, turns: int) -> tuple[int, float | None]:
     """`quality_by_length` recomputed: conversation-level ratings of the aspect by user messages."""
-    n_user = {r["conversation_id"]: r["n_user_turns"]
-              for r in _rows(con, "select conversation_id, n_user_turns from conversations where corpus = 'recllmsim'")}
+    n_user = {
+        r["conversation_id"]: r["n_user_turns"]
+        for r in _rows(
+            con,
+            "select conversation_id, n_user_turns from conversations where corpus = 'recllmsim'",
+        )
+    }
     values, ids = [], set()
-    for r in _rows(con, f"""select conversation_id, value from ratings where corpus = 'recllmsim' and aspect = '{aspect}'
-                            and turn_index is null and item_id is null"""):
+    for r in _rows(
+        con,
+        f"""select conversation_id, value from ratings where corpus = 'recllmsim' and aspect = '{aspect}'
+                            and turn_index is null and item_id is null""",
+    ):
         if n_user.get(r["conversation_id"]) == turns:
             ids.add(r["conversation_id"])
             if r["value"] is not None:
@@ -369,15 +607,26 @@ def published_value(con, figure_id: str) -> float | None:
     value: Any = None
     if kind in ("count", "tasks", "profiles"):
         scenario, side = parts[2].replace("_", " "), parts[3]
-        row = _find(_table(con, expected_task_statistics), user_side=side, release="all", scenario=scenario)
+        row = _find(
+            _table(con, expected_task_statistics), user_side=side, release="all", scenario=scenario
+        )
         column = {"tasks": "n_tasks", "profiles": "n_profiles"}.get(kind) or {
-            "conversations": "n_conversations", "turns": "mean_turns", "user_tokens": "mean_user_tokens",
+            "conversations": "n_conversations",
+            "turns": "mean_turns",
+            "user_tokens": "mean_user_tokens",
             "user_tokens_per_turn": "mean_user_tokens_per_turn",
-            "assistant_tokens_per_turn": "mean_assistant_tokens_per_turn"}[parts[4]]
+            "assistant_tokens_per_turn": "mean_assistant_tokens_per_turn",
+        }[parts[4]]
         value = row[column] if row else None
     elif kind == "assistant_quality":
         model, aspect = ".".join(parts[2:-1]), ASPECT_OF_SLUG[parts[-1]]
-        row = _find(_table(con, expected_quality_by_chat_model), user_side="human", release="all", chat_model=model, aspect=aspect)
+        row = _find(
+            _table(con, expected_quality_by_chat_model),
+            user_side="human",
+            release="all",
+            chat_model=model,
+            aspect=aspect,
+        )
         value = row["mean_value"] if row else None
     elif kind == "simulation_quality":
         turns = int(parts[2])
@@ -389,44 +638,97 @@ def published_value(con, figure_id: str) -> float | None:
         side, scheme, task = parts[2], parts[3], parts[4].replace("_", " ")
         dimension, label = parts[5].rsplit("_", 1)
         release = "LLM_agent_user" if side == "agent" else "all"  # count_sim.py / count_human.py
-        row = _find(_table(con, expected_strategy_distribution), user_side=side, release=release, task=task, scheme=scheme,
-                    dimension=dimension, label_value=label)
+        row = _find(
+            _table(con, expected_strategy_distribution),
+            user_side=side,
+            release=release,
+            task=task,
+            scheme=scheme,
+            dimension=dimension,
+            label_value=label,
+        )
         value = row["n_conversations"] if row else 0
     elif kind == "strategy_consistency":
         scheme, dimension, measure = parts[2], parts[3], parts[4]
-        row = _find(_table(con, expected_strategy_consistency), user_side="human", release="real_human_user", scheme=scheme,
-                    dimension=dimension)
-        column = {"mean_modal_share": "mean_modal_share", "users": "n_users",
-                  "users_over_80pct": "n_users_modal_share_over_80pct"}[measure]
+        row = _find(
+            _table(con, expected_strategy_consistency),
+            user_side="human",
+            release="real_human_user",
+            scheme=scheme,
+            dimension=dimension,
+        )
+        column = {
+            "mean_modal_share": "mean_modal_share",
+            "users": "n_users",
+            "users_over_80pct": "n_users_modal_share_over_80pct",
+        }[measure]
         value = row[column] if row else None
     elif kind == "strategy_score":
-        side, scheme, dimension, label, aspect = parts[2], parts[3], parts[4], parts[5], ASPECT_OF_SLUG[parts[6]]
-        release = "LLM_agent_user" if side == "agent" else "real_human_user"  # score_sim.py / score_human.py
-        row = _find(_table(con, expected_quality_by_strategy), user_side=side, release=release, scheme=scheme,
-                    dimension=dimension, label_value=label, aspect=aspect)
+        side, scheme, dimension, label, aspect = (
+            parts[2],
+            parts[3],
+            parts[4],
+            parts[5],
+            ASPECT_OF_SLUG[parts[6]],
+        )
+        release = (
+            "LLM_agent_user" if side == "agent" else "real_human_user"
+        )  # score_sim.py / score_human.py
+        row = _find(
+            _table(con, expected_quality_by_strategy),
+            user_side=side,
+            release=release,
+            scheme=scheme,
+            dimension=dimension,
+            label_value=label,
+            aspect=aspect,
+        )
         value = row["mean_value"] if row else None
     elif kind == "profile_count":
         attribute, label = parts[2], ".".join(parts[3:])
-        row = _find(_table(con, expected_profile_labels), user_side="human", release="real_human_user", attribute=attribute,
-                    label=label)
+        row = _find(
+            _table(con, expected_profile_labels),
+            user_side="human",
+            release="real_human_user",
+            attribute=attribute,
+            label=label,
+        )
         value = row["n_conversations"] if row else 0
     elif kind == "profile_labels":
         attribute = parts[2]
-        labels = [r for r in _table(con, expected_profile_labels) if r["release"] == "all" and r["attribute"] == attribute]
+        labels = [
+            r
+            for r in _table(con, expected_profile_labels)
+            if r["release"] == "all" and r["attribute"] == attribute
+        ]
         if parts[3] == "vocabulary":
             value = len({r["label"] for r in labels}) if labels else 0
         else:
             side_rows = [r for r in labels if r["user_side"] == parts[3]]
-            value = (sum(r["n_mentions"] for r in side_rows) / side_rows[0]["n_listing_conversations"]) if side_rows else None
+            value = (
+                (sum(r["n_mentions"] for r in side_rows) / side_rows[0]["n_listing_conversations"])
+                if side_rows
+                else None
+            )
     elif kind == "profile_diversity":  # agent side: over the distinct profiles, 'Others' left out
         attribute, side, index = parts[2], parts[3], parts[4]
-        counts = [r["n_profiles"] for r in _table(con, expected_profile_labels)
-                  if r["user_side"] == side and r["release"] == "all" and r["attribute"] == attribute
-                  and r["label"] != "其他" and r["label_en"] != "Others"]
+        counts = [
+            r["n_profiles"]
+            for r in _table(con, expected_profile_labels)
+            if r["user_side"] == side
+            and r["release"] == "all"
+            and r["attribute"] == attribute
+            and r["label"] != "其他"
+            and r["label_en"] != "Others"
+        ]
         total = sum(counts)
         if total:
             shares = [n / total for n in counts]
-            value = (1 - sum(p * p for p in shares)) if index == "simpson" else -sum(p * math.log(p) for p in shares)
+            value = (
+                (1 - sum(p * p for p in shares))
+                if index == "simpson"
+                else -sum(p * math.log(p) for p in shares)
+            )
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return float(value)
