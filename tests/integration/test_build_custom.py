@@ -342,11 +342,11 @@ def test_custom_dbt_tests_fail_on_corrupted_copies(custom_build, tmp_path: Path)
     outcome = run_dbt(["test", "--select", *selection], corrupted, quiet=True)
     failed = " ".join(outcome.failures)
     assert not outcome.success
-    assert "not_null_int_custom__conversations_conversation_id" in failed
-    assert "unique_int_custom__conversations_conversation_id" in failed
-    assert "unique_int_custom__conversations_conformed_conversation_id" in failed
-    assert "unique_combination_int_custom__turns_conformed" in failed
-    assert "unique_combination_int_custom__rating_scales" in failed
+    assert "not_null_columns_int_custom__conversations." in failed
+    assert "unique_keys_int_custom__conversations." in failed
+    assert "unique_keys_int_custom__conversations_conformed." in failed
+    assert "unique_keys_int_custom__turns_conformed." in failed
+    assert "unique_keys_int_custom__rating_scales." in failed
     assert "not_null_columns_raw_custom__conversations" in failed
     assert "not_null_columns_raw_custom__corpora" in failed
 

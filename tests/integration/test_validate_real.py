@@ -97,11 +97,6 @@ def test_real_warnings_are_the_known_upstream_facts(published: Path) -> None:
 
 # (suite, SQL on a copy of the published warehouse, expectation that must fail)
 REAL_CORRUPTIONS = {
-    "duplicate-key": (
-        "conversations",
-        "insert into main.conversations select * from main.conversations where corpus = 'crsarena' limit 1",
-        "conversation_id_unique",
-    ),
     "out-of-range-rating-raw": (
         "raw.cosrec__quality",
         (
@@ -129,11 +124,6 @@ REAL_CORRUPTIONS = {
         "update main.intents set raw_label = 'Shopping' where raw_label = 'Search'",
         "label_in_taxonomy",
     ),
-    "orphan-turn": (
-        "turns",
-        "delete from main.conversations where conversation_id = (select min(conversation_id) from main.conversations)",
-        "turn_belongs_to_a_conversation",
-    ),
     "truncated-conversation": (
         "conversations",
         (
@@ -158,3 +148,34 @@ def test_corrupted_real_warehouse_fails_on_the_intended_expectation(
     failed = {o.expectation: o for o in report.critical_failures}
     assert expectation in failed, sorted(failed)
     assert failed[expectation].offending_rows
+
+
+# Keys and references of the marts are dbt's (expectations/README.md, "Who owns which check"):
+# (dbt test that must fail, SQL on a copy of the published warehouse)
+REAL_DBT_CORRUPTIONS = {
+    "duplicate-key": (
+        "unique_keys_conversations",
+        "insert into main.conversations select * from main.conversations where corpus = 'crsarena' limit 1",
+    ),
+    "orphan-turn": (
+        "references_turns",
+        "delete from main.conversations where conversation_id = (select min(conversation_id) from main.conversations)",
+    ),
+}
+
+
+def test_corrupted_real_warehouse_fails_the_owning_dbt_tests(
+    published: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from csrwh.dbt_runner import run_dbt
+
+    monkeypatch.setenv("CSRWH_DBT_TARGET_PATH", str(tmp_path / "target"))
+    tests = sorted(test for test, _ in REAL_DBT_CORRUPTIONS.values())
+    copy = tmp_path / "corrupted.duckdb"
+    shutil.copy(published, copy)
+    with duckdb.connect(str(copy)) as con:
+        for _, corruption in REAL_DBT_CORRUPTIONS.values():
+            con.execute(corruption)
+    outcome = run_dbt(["test", "--select", *tests], copy, quiet=True)
+    failed = {line.split(":", 1)[0].split(".")[2] for line in outcome.failures}
+    assert failed == set(tests), outcome.failures

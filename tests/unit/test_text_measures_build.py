@@ -131,14 +131,12 @@ def test_new_dbt_tests_fail_on_corrupted_data(small_build, tmp_path: Path) -> No
     failed = _failed(outcome)
     assert not outcome.success
     for test in (
-        "unique_combination_int_turn_text_measures_conversation_id__turn_index",
-        "value_between_int_turn_text_measures_n_tokens",
-        "value_between_int_turn_text_measures_n_words_segmented",
-        "not_null_columns_int_turn_text_measures",
-        "not_null_columns_turns_turn_id",
+        "unique_keys_int_turn_text_measures.",
+        "value_ranges_int_turn_text_measures.",  # n_tokens and n_words_segmented
+        "not_null_columns_int_turn_text_measures.",
+        "not_null_columns_turns.",
         "test_annotator_agreement__bootstrap_interval",
-        "value_between_annotator_agreement_ci_low",
-        "value_between_annotator_agreement_ci_high",
+        "value_ranges_annotator_agreement.",  # ci_low and ci_high
     ):
         assert test in failed, test
 

@@ -1,0 +1,231 @@
+"""The dbt side of the one-owner-per-check split (expectations/README.md, "Who owns which check").
+
+dbt owns the structure of the marts: enforced model contracts (names and types), keys,
+not-nulls, ranges, closed vocabularies and references, each folded into one test per model and
+rule family (macros/tests/). Each family is shown failing on a corrupted copy of the built
+sample, naming the offending column and rows; these are also the corruptions that
+tests/unit/test_validate.py used to aim at the Great Expectations duplicates removed from the
+mart suites. A broken contract fails the model build, naming the column.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+
+from csrwh.config import PROJECT_ROOT
+from csrwh.dbt_runner import dbt_target_path, run_dbt
+
+ONE_ROW = "rowid = (select min(rowid) from main.{table}{where})"
+
+# (test node that must fail, SQL on the copy, text its failing rows must contain)
+CORRUPTIONS = [
+    # keys: unique_keys
+    (
+        "unique_keys_conversations",
+        "insert into main.conversations select * from main.conversations limit 1",
+        "conversation_id",
+    ),
+    (
+        "unique_keys_turns",
+        "insert into main.turns select * from main.turns where corpus = 'convsearch' limit 1",
+        "turn_id",
+    ),
+    (
+        "unique_keys_intent_consensus",
+        "insert into main.intent_consensus select * from main.intent_consensus limit 1",
+        "conversation_id, turn_index, label_scheme",
+    ),
+    ("unique_keys_votes", "insert into main.votes select * from main.votes limit 1", "vote_id"),
+    ("unique_keys_users", "insert into main.users select * from main.users limit 1", "user_id"),
+    ("unique_keys_items", "insert into main.items select * from main.items limit 1", "item_id"),
+    # not-null: not_null_columns
+    (
+        "not_null_columns_conversations",
+        "update main.conversations set subset = null where corpus = 'cosrec'",
+        "subset",
+    ),
+    # ranges: value_ranges
+    (
+        "value_ranges_conversations",
+        "update main.conversations set user_satisfaction = 4 where corpus = 'convsearch'",
+        "user_satisfaction",
+    ),
+    (
+        "value_ranges_ratings",
+        "update main.ratings set value_normalized = 2 where "
+        + ONE_ROW.format(table="ratings", where=""),
+        "value_normalized",
+    ),
+    ("value_ranges_item_interactions", "update main.item_interactions set round = 4", "round"),
+    (
+        "value_ranges_landing_page_views",
+        "update main.landing_page_views set helpfulness = 7",
+        "helpfulness",
+    ),
+    (
+        "value_ranges_annotator_agreement",
+        "update main.annotator_agreement set value = 1.5",
+        "value not in [-1, 1]",
+    ),
+    (
+        "value_ranges_quality_by_length",
+        "update main.quality_by_length set mean_value_normalized = 1.2",
+        "mean_value_normalized",
+    ),
+    # closed vocabularies: accepted_values_by_column
+    (
+        "accepted_values_by_column_turns",
+        "update main.turns set role = 'bot' where turn_index = 1",
+        "role",
+    ),
+    ("accepted_values_by_column_votes", "update main.votes set winner = 'c'", "winner"),
+    (
+        "accepted_values_by_column_items",
+        "update main.items set item_kind = 'video' where corpus = 'recoreact'",
+        "item_kind",
+    ),
+    (
+        "accepted_values_by_column_relevance_judgments",
+        "update main.relevance_judgments set grade = 5",
+        "grade",
+    ),
+    (
+        "accepted_values_by_column_search_queries",
+        "update main.search_queries set source_engine = 'google'",
+        "source_engine",
+    ),
+    (
+        "accepted_values_by_column_result_clicks",
+        "update main.result_clicks set click_type = 'ad'",
+        "click_type",
+    ),
+    # references: references (relationships and compound exists_in)
+    (
+        "references_turns",
+        "update main.turns set conversation_id = 'cosrec:nowhere' where "
+        + ONE_ROW.format(table="turns", where=""),
+        "cosrec:nowhere",
+    ),
+    (
+        "references_ratings",
+        "update main.ratings set conversation_id = 'recoreact:nowhere' where "
+        + ONE_ROW.format(table="ratings", where=" where corpus = 'recoreact'"),
+        "recoreact:nowhere",
+    ),
+    (
+        "references_intents",
+        "update main.intents set turn_index = 999 where corpus = 'recllmsim'",
+        "conversation_id, turn_index",
+    ),
+    (
+        "references_relevance_judgments",
+        "update main.relevance_judgments set item_id = 'cosrec:B000NOWHERE' where "
+        + ONE_ROW.format(table="relevance_judgments", where=""),
+        "cosrec:B000NOWHERE",
+    ),
+    (
+        "references_item_interactions",
+        "update main.item_interactions set item_id = 'recoreact:news:news_9999'",
+        "recoreact:news:news_9999",
+    ),
+    (
+        "references_serp_views",
+        "update main.serp_views set query_id = 'convsearch:999'",
+        "convsearch:999",
+    ),
+]
+
+
+def _failing_rows(database: Path, name: str) -> str:
+    """The failing rows of test `name` in the last dbt run, as text (its compiled SQL rerun)."""
+    results = json.loads((dbt_target_path() / "run_results.json").read_text(encoding="utf-8"))
+    (result,) = [r for r in results["results"] if r["unique_id"].split(".")[2] == name]
+    with duckdb.connect(str(database), read_only=True) as con:
+        rows = con.execute(result["compiled_code"]).fetchall()
+    assert rows, name
+    return repr(rows)
+
+
+def test_every_folded_family_fails_on_bad_data_naming_the_column(
+    sample_warehouse: Path, tmp_path: Path, isolated_dbt_target: Path
+) -> None:
+    tests = sorted({c[0] for c in CORRUPTIONS})
+    clean = run_dbt(["test", "--select", *tests], sample_warehouse, quiet=True)
+    assert clean.success, clean.failures
+    assert {n.split(".")[2] for n in clean.timings if n.startswith("test.")} == set(tests)
+
+    corrupted = tmp_path / "corrupted.duckdb"
+    shutil.copy2(sample_warehouse, corrupted)
+    with duckdb.connect(str(corrupted)) as con:
+        for _, corruption, _ in CORRUPTIONS:
+            assert con.execute(corruption).fetchall()[0][0] > 0, corruption  # rows changed
+    outcome = run_dbt(["test", "--select", *tests], corrupted, quiet=True)
+    assert not outcome.success
+    failed = {line.split(":", 1)[0].split(".")[2] for line in outcome.failures}
+    assert failed == set(tests), sorted(set(tests) ^ failed)
+    for name, _, named in CORRUPTIONS:
+        assert named in _failing_rows(corrupted, name), (name, named)
+
+
+def _contract_project(tmp_path: Path) -> Path:
+    """A copy of the dbt project whose yml declares users.corpus an INTEGER and leaves
+    votes.feedback out, so both contracts disagree with the models' SQL."""
+    project = tmp_path / "project"
+    for part in ("models", "macros", "seeds", "tests", "profiles", "dbt_project.yml"):
+        source = PROJECT_ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, project / part)
+        elif source.exists():
+            shutil.copy2(source, project / part)
+    core = project / "models" / "marts" / "core" / "_core__models.yml"
+    doc = yaml.safe_load(core.read_text(encoding="utf-8"))
+    for model in doc["models"]:
+        if model["name"] == "users":
+            next(c for c in model["columns"] if c["name"] == "corpus")["data_type"] = "integer"
+        if model["name"] == "votes":
+            model["columns"] = [c for c in model["columns"] if c["name"] != "feedback"]
+    core.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return project
+
+
+def test_mart_contracts_fail_the_build_naming_the_column(
+    sample_warehouse: Path, tmp_path: Path
+) -> None:
+    from dbt.cli.main import dbtRunner
+
+    warehouse = tmp_path / "contract.duckdb"
+    shutil.copy2(sample_warehouse, warehouse)
+    project = _contract_project(tmp_path)
+    monkey = pytest.MonkeyPatch()
+    monkey.setenv("CSRWH_DBT_PATH", str(warehouse))
+    monkey.setenv("DO_NOT_TRACK", "1")
+    try:
+        result = dbtRunner().invoke(
+            [
+                "run",
+                "--select",
+                "users",
+                "votes",
+                "--project-dir",
+                str(project),
+                "--profiles-dir",
+                str(project / "profiles"),
+                "--target-path",
+                str(tmp_path / "target"),
+                "--log-path",
+                str(tmp_path / "logs"),
+                "--quiet",
+            ]
+        )
+    finally:
+        monkey.undo()
+    assert not result.success
+    messages = {r.node.name: r.message or "" for r in result.result.results}
+    assert "contract" in messages["users"].lower() and "corpus" in messages["users"]
+    assert "contract" in messages["votes"].lower() and "feedback" in messages["votes"]
