@@ -1,22 +1,27 @@
-"""Benchmark `csrwh ingest`: throughput, peak memory, no-change re-ingest, and a DuckDB floor.
+"""Benchmark `csrwh ingest`: throughput against a bare DuckDB scan, peak memory, no-change re-ingest.
 
 Usage::
 
-    .venv/bin/python benchmarks/ingest.py                      # sample x1, x10 and real corpora
-    .venv/bin/python benchmarks/ingest.py --scales 1 --no-real
-    .venv/bin/python benchmarks/ingest.py --real /path/to/corpora --repeat 3 --json out.json
+    .venv/bin/python benchmarks/ingest.py                      # sample x1, x100 and real corpora
+    .venv/bin/python benchmarks/ingest.py --scales --no-real --data "sample x100=/tmp/s100"
+    .venv/bin/python benchmarks/ingest.py --baseline /tmp/old --repeat 2 --json out.json
 
-For each dataset (synthetic data from ``csrwh.sample.generate`` at each scale, and the real
-corpora in ../shared/corpora or $CSRWH_SHARED_CORPORA) it runs, each in a fresh subprocess
-so that peak RSS is the run's own:
+For each dataset (synthetic data from ``csrwh.sample.generate`` at each scale, folders given
+with ``--data``, and the real corpora in ../shared/corpora or $CSRWH_SHARED_CORPORA) it runs,
+each in a fresh subprocess so that peak RSS is the run's own:
 
-* **cold**: ingest into a new warehouse file -> MB/s, records/s, peak RSS;
+* **cold**: ingest into a new warehouse file -> MB/s, records/s, peak RSS, phases;
 * **no-change**: the same ingest again (every file unchanged: scan + sha256 + manifest check);
-* **floor**: the same files scanned by bare DuckDB, no warehouse writes --
-  ``read_text`` over every file (bytes read and UTF-8 checked) plus
-  ``read_json_objects(format='array')`` over the JSON array files (elements cut).
+* **floor** (the bare scan): the same files put by DuckDB's own readers into one table per
+  format in a new warehouse file, no validation, provenance, rejects or bookkeeping --
+  ``read_json_objects`` for JSONL, JSON arrays and whole-file JSON, ``read_csv`` for CSV and
+  qrels (see :func:`child_floor`).
 
-With ``--repeat N`` the best (minimum) time of N runs is reported.
+It prints ``floor / cold``: the ingest's speed as a fraction of the bare scan (1.0 = as fast).
+``--baseline DIR`` also ingests every dataset with the ``ingest`` package under DIR (another
+version), in the same run, for before/after figures; both versions are then judged against
+the best floor of the two (it is the same work). With ``--repeat N`` the rounds are
+interleaved and the best (minimum) time of each kind is reported.
 """
 
 from __future__ import annotations
@@ -43,8 +48,8 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
-def child_ingest(data_dir: str, warehouse: str) -> dict:
-    sys.path.insert(0, str(ROOT))
+def child_ingest(data_dir: str, warehouse: str, src: str = "") -> dict:
+    sys.path.insert(0, src or str(ROOT))  # src: another checkout's ingest package (--baseline)
     from ingest import run_ingest
 
     t0 = time.perf_counter()
@@ -61,38 +66,58 @@ def child_ingest(data_dir: str, warehouse: str) -> dict:
     }
 
 
-def child_floor(data_dir: str) -> dict:
-    sys.path.insert(0, str(ROOT))
-    import duckdb
-
+def _files_by_format(data_dir: str) -> dict:
     from ingest import registry
-    from ingest.loader import Format, discover
+    from ingest.discover import discover
 
-    files = []
+    by_format: dict = {}
     for corpus in registry.CORPORA:
         root = Path(data_dir) / corpus.folder
         if root.is_dir():
-            files += discover(corpus, root)[0]
-    all_paths = [str(f.path) for f in files]
-    arrays = [str(f.path) for f in files if f.spec.format is Format.JSON_ARRAY]
-    con = duckdb.connect()
+            for f in discover(corpus, root)[0]:
+                by_format.setdefault(f.spec.format, []).append(str(f.path))
+    return by_format
+
+
+def child_floor(data_dir: str, warehouse: str | None = None) -> dict:
+    """The bare scan: DuckDB's own readers put the same files into one table per format in a
+    new warehouse file (then closed, i.e. checkpointed), with no validation, provenance,
+    rejects or bookkeeping -- ``read_json_objects`` for JSONL (one row per line), JSON arrays
+    (one per element) and whole-file JSON, ``read_csv`` for CSV and qrels."""
+    sys.path.insert(0, str(ROOT))
+    import duckdb
+
+    from ingest.spec import Format
+
+    by_format = _files_by_format(data_dir)
+    readers = {
+        Format.JSONL: "read_json_objects(?, format='newline_delimited', "
+        "maximum_object_size=1073741824)",
+        Format.JSON_ARRAY: "read_json_objects(?, format='array', maximum_object_size=1073741824)",
+        Format.JSON_FILE: "read_json_objects(?, format='unstructured', "
+        "maximum_object_size=1073741824)",
+        Format.CSV: "read_csv(?, header=true, all_varchar=true, union_by_name=true)",
+        Format.QRELS: "read_csv(?, delim=' ', header=false, all_varchar=true)",
+    }
+    tmp = None
+    if warehouse is None:
+        tmp = tempfile.mkdtemp(prefix="csrwh-floor-")
+        warehouse = str(Path(tmp) / "floor.duckdb")
     t0 = time.perf_counter()
-    n_text, n_chars = con.execute(
-        "SELECT count(*), sum(length(content)) FROM read_text(?)", [all_paths]
-    ).fetchone()
-    n_elems = 0
-    if arrays:
-        n_elems = con.execute(
-            "SELECT count(*) FROM read_json_objects(?, format='array', maximum_object_size=1073741824)",
-            [arrays],
-        ).fetchone()[0]
-    seconds = time.perf_counter() - t0
+    con = duckdb.connect(warehouse)
+    rows = 0
+    for fmt, paths in by_format.items():
+        table = f"floor_{fmt.value}"
+        con.execute(f"CREATE TABLE {table} AS SELECT * FROM {readers[fmt]}", [paths])
+        rows += con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     con.close()
+    seconds = time.perf_counter() - t0
+    if tmp:
+        shutil.rmtree(tmp, ignore_errors=True)
     return {
         "seconds": seconds,
-        "files": n_text,
-        "chars": n_chars,
-        "array_elements": n_elems,
+        "files": sum(len(p) for p in by_format.values()),
+        "rows": rows,
         "peak_rss_mb": _peak_rss_mb(),
     }
 
@@ -114,7 +139,7 @@ def _run_child(*args: str) -> dict:
 def _size_and_count(data_dir: Path) -> tuple[int, int]:
     sys.path.insert(0, str(ROOT))
     from ingest import registry
-    from ingest.loader import discover
+    from ingest.discover import discover
 
     n = size = 0
     for corpus in registry.CORPORA:
@@ -126,7 +151,8 @@ def _size_and_count(data_dir: Path) -> tuple[int, int]:
     return n, size
 
 
-def bench(name: str, data_dir: Path, work: Path, repeat: int) -> dict:
+def bench(name: str, data_dir: Path, work: Path, repeat: int, src: str = "") -> dict:
+    """Cold, no-change and floor runs, interleaved (``repeat`` rounds), best of each."""
     n_files, size = _size_and_count(data_dir)
     mb = size / 1e6
     colds, warms, floors = [], [], []
@@ -134,16 +160,17 @@ def bench(name: str, data_dir: Path, work: Path, repeat: int) -> dict:
         wh = work / f"{name}-{i}.duckdb"
         if wh.exists():
             wh.unlink()
-        colds.append(_run_child("ingest", str(data_dir), str(wh)))
-        warms.append(_run_child("ingest", str(data_dir), str(wh)))
-        floors.append(_run_child("floor", str(data_dir)))
+        colds.append(_run_child("ingest", str(data_dir), str(wh), src))
+        warms.append(_run_child("ingest", str(data_dir), str(wh), src))
+        floors.append(_run_child("floor", str(data_dir), str(work / f"{name}-{i}-floor.duckdb")))
         wh.unlink()
+        (work / f"{name}-{i}-floor.duckdb").unlink(missing_ok=True)
     cold = min(colds, key=lambda r: r["seconds"])
     warm = min(warms, key=lambda r: r["seconds"])
     floor = min(floors, key=lambda r: r["seconds"])
     assert warm["files_loaded"] == 0, "no-change re-ingest loaded files"
     return {
-        "dataset": name,
+        "dataset": name + (" (baseline)" if src else ""),
         "files": n_files,
         "mb": mb,
         "records": cold["records"],
@@ -158,6 +185,8 @@ def bench(name: str, data_dir: Path, work: Path, repeat: int) -> dict:
         "floor_s": floor["seconds"],
         "floor_mb_s": mb / floor["seconds"],
         "floor_peak_rss_mb": floor["peak_rss_mb"],
+        "ratio": floor["seconds"] / cold["seconds"],
+        "load_avg": os.getloadavg()[0],
     }
 
 
@@ -179,14 +208,13 @@ def print_table(results: list[dict]) -> None:
         ("no-change s", "nochange_s", "{:.2f}"),
         ("floor s", "floor_s", "{:.2f}"),
         ("floor MB/s", "floor_mb_s", "{:.1f}"),
-        ("cold / floor", None, None),
+        ("floor / cold", "ratio", "{:.2f}x"),
+        ("load avg", "load_avg", "{:.1f}"),
     ]
     for head, _, _ in cols:
         t.add_column(head, justify="left" if head == "dataset" else "right")
     for r in results:
-        cells = [fmt.format(r[key]) for _, key, fmt in cols[:-1]]
-        cells.append(f"{r['cold_s'] / r['floor_s']:.1f}x")
-        t.add_row(*cells)
+        t.add_row(*(fmt.format(r[key]) for _, key, fmt in cols))
     Console(width=200).print(t)
     for r in results:
         phases = ", ".join(f"{k} {v:.2f}" for k, v in r["cold_phases"].items())
@@ -201,7 +229,20 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scales", type=int, nargs="*", default=[1, 10])
+    ap.add_argument("--scales", type=int, nargs="*", default=[1, 100])
+    ap.add_argument(
+        "--data",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="also benchmark this corpora folder (e.g. an existing `csrwh sample --scale 100`)",
+    )
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        help="a folder holding another version's `ingest/` package (e.g. from `git archive "
+        "HEAD ingest | tar -x -C DIR`): every dataset is also ingested with it, same run",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--real", type=Path, default=DEFAULT_REAL)
     ap.add_argument("--no-real", action="store_true")
@@ -211,7 +252,25 @@ def main(argv: list[str] | None = None) -> int:
 
     results = []
     work = Path(tempfile.mkdtemp(prefix="csrwh-bench-"))
+
+    def bench_both(name: str, data: Path) -> None:
+        if not args.baseline:
+            results.append(bench(name, data, work, args.repeat))
+            return
+        pair = [
+            bench(name, data, work, args.repeat, str(args.baseline.resolve())),
+            bench(name, data, work, args.repeat),
+        ]
+        # the floor is the same work for both versions: both are judged against the best one
+        floor = min(r["floor_s"] for r in pair)
+        for r in pair:
+            r.update(floor_s=floor, floor_mb_s=r["mb"] / floor, ratio=floor / r["cold_s"])
+        results.extend(pair)
+
     try:
+        for item in args.data:
+            name, _, folder = item.partition("=")
+            bench_both(name, Path(folder))
         if args.scales:
             try:
                 from csrwh.sample import generate
@@ -221,10 +280,10 @@ def main(argv: list[str] | None = None) -> int:
             for scale in args.scales if generate else []:
                 data = work / f"sample-x{scale}"
                 generate(data, scale=scale, seed=args.seed)
-                results.append(bench(f"sample x{scale}", data, work, args.repeat))
+                bench_both(f"sample x{scale}", data)
         if not args.no_real:
             if args.real.is_dir():
-                results.append(bench("real corpora", args.real, work, args.repeat))
+                bench_both("real corpora", args.real)
             else:
                 print(f"real corpora not found at {args.real}: skipped", file=sys.stderr)
     finally:

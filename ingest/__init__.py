@@ -9,7 +9,8 @@ Public API::
 ``data_dir`` holds one folder per corpus (``cosrec``, ``crsarena-dial``, ``convsearch``,
 ``recllmsim``, ``recoreact``) in its upstream layout. The raw tables, their columns and
 the bookkeeping tables are specified in docs/ARCHITECTURE.md; what each corpus lands is
-declared in ``ingest/<corpus>.py`` and the machinery is ``ingest/loader.py``.
+declared in ``ingest/<corpus>.py`` with the types of ``ingest/spec.py``; the machinery is
+``ingest/run.py`` (the run), ``ingest/discover.py``, ``ingest/schema.py`` and ``ingest/readers/``.
 
 Behaviour in one paragraph: every raw table and ``raw.rejected_records``,
 ``raw.ingest_files`` and ``raw.ingest_runs`` are created if missing; files whose sha256 and
@@ -34,7 +35,9 @@ from rich.table import Table
 
 from csrwh.errors import CsrwhError
 from ingest import registry
-from ingest.loader import CorpusSpec, CorpusStats, Ingestor, IngestSummary, _disk_full
+from ingest.run import Ingestor, _disk_full
+from ingest.spec import CorpusSpec
+from ingest.summary import CorpusStats, IngestSummary
 
 __all__ = ["CorpusStats", "IngestSummary", "run_ingest"]
 

@@ -6,7 +6,7 @@ array of objects; ``record_key`` = ``id`` (an integer upstream, landed as its te
 The data is distributed only as a zip on a file-hosting service, so it is added by hand.
 """
 
-from ingest.loader import FileSpec, Format, RecordKey
+from ingest.spec import FileSpec, Format, RecordKey
 
 CORPUS = "convsearch"
 FOLDER = "convsearch"

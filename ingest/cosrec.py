@@ -9,7 +9,7 @@ its payload is ``{"topic_id", "iteration", "doc_id", "grade"}`` (strings) and
 lands in ``cosrec__conversations`` whenever it is present.
 """
 
-from ingest.loader import FileSpec, Format, RecordKey
+from ingest.spec import FileSpec, Format, RecordKey
 
 CORPUS = "cosrec"
 FOLDER = "cosrec"

@@ -8,7 +8,7 @@ verbatim record, ``record_key`` = ``session_id``. Other files (e.g. ``data/merge
 output of the upstream merge tool) are not landed.
 """
 
-from ingest.loader import FileSpec, Format, RecordKey
+from ingest.spec import FileSpec, Format, RecordKey
 
 CORPUS = "crsarena"
 FOLDER = "crsarena-dial"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 
-from ingest.loader import CheckContext, FileSpec, Format, RecordKey
+from ingest.spec import CheckContext, FileSpec, Format, RecordKey
 
 CORPUS = "custom"
 FOLDER = "custom"

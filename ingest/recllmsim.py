@@ -7,7 +7,7 @@ relative to the corpus folder without ``.json`` (e.g. ``LLM_agent_user/travel pl
 Keys differ between subsets and releases; the verbatim text keeps all of them.
 """
 
-from ingest.loader import FileSpec, Format, RecordKey
+from ingest.spec import FileSpec, Format, RecordKey
 
 CORPUS = "recllmsim"
 FOLDER = "recllmsim"

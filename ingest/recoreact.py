@@ -6,7 +6,7 @@ line; ``record_key`` = ``pid`` (products), ``uid`` (users), ``iid`` (impressions
 is recoverable from ``source_path``.
 """
 
-from ingest.loader import FileSpec, Format, RecordKey
+from ingest.spec import FileSpec, Format, RecordKey
 
 CORPUS = "recoreact"
 FOLDER = "recoreact"

@@ -21,7 +21,7 @@ import duckdb
 import pytest
 
 from ingest import run_ingest
-from ingest.loader import IngestSummary
+from ingest.summary import IngestSummary
 
 DEADLINE_S = 30.0
 DOC = '{"task": "t", "history": []}'
@@ -68,7 +68,7 @@ def _warned(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "ingest.loader" and r.levelno == logging.WARNING
+        if r.name == "ingest.discover" and r.levelno == logging.WARNING
     ]
 
 

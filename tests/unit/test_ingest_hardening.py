@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from csrwh.errors import CsrwhError
-from ingest import loader, run_ingest
+from ingest import run, run_ingest
 
 DIAL = "data/crs_arena_dial_open.json"
 VOTES = "data/votes_open.csv"
@@ -260,7 +260,7 @@ def test_disk_full_says_no_space_left_on_device(tmp_path, duck, write_file, monk
         self.con.execute("ROLLBACK")  # the write failed and took the transaction with it
         raise exc
 
-    monkeypatch.setattr(loader.Ingestor, "_insert_stage", full)
+    monkeypatch.setattr(run.Ingestor, "_insert_stage", full)
     with pytest.raises(CsrwhError) as info:
         ingest(tmp_path, duck)
     assert "No space left on device" in info.value.message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -10,7 +11,7 @@ import duckdb
 import pytest
 
 from csrwh.errors import CsrwhError
-from ingest import loader, registry, run_ingest
+from ingest import readers, registry, run, run_ingest
 
 ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "ARCHITECTURE.md"
 
@@ -171,6 +172,46 @@ def test_touching_a_file_without_changing_it_loads_nothing(tmp_path, duck, write
     p = tmp_path / "recoreact" / "news-users.jsonl"
     p.write_bytes(p.read_bytes())  # new mtime, same bytes
     assert quiet(tmp_path, duck).files_loaded == 0
+
+
+def test_a_same_size_edit_is_found_by_its_sha256(tmp_path, duck, write_file):
+    """Only files whose manifest row has their size and table are hashed while planning (a
+    new or resized file is loaded anyway and hashed from the bytes it lands): an edit that
+    keeps the size is still caught by the hash, and the manifest keeps each file's sha256."""
+    small_corpora(tmp_path, write_file)
+    quiet(tmp_path, duck)
+    p = tmp_path / "recoreact" / "news-users.jsonl"
+    p.write_bytes(p.read_bytes().replace(b"u1", b"u2"))  # same size, other bytes
+    s = quiet(tmp_path, duck)
+    assert (s.files_loaded, s.files_unchanged) == (1, 13)
+    assert duck.execute("SELECT record_key FROM raw.recoreact__users").fetchall() == [("u2",)]
+    stored = dict(duck.execute("SELECT source_path, file_sha256 FROM raw.ingest_files").fetchall())
+    on_disk = {
+        str(f.relative_to(tmp_path / corpus)): hashlib.sha256(f.read_bytes()).hexdigest()
+        for corpus in ("cosrec", "crsarena-dial", "convsearch", "recllmsim", "recoreact")
+        for f in (tmp_path / corpus).rglob("*")
+        if f.is_file()
+    }
+    assert stored == on_disk
+
+
+def test_planning_hashes_only_files_that_may_be_unchanged(tmp_path, duck, write_file, monkeypatch):
+    small_corpora(tmp_path, write_file)
+    hashed: list[list[str]] = []
+    original = run.hash_files
+
+    def spy(files, *a, **k):
+        hashed.append(sorted(f.rel for f in files))
+        return original(files, *a, **k)
+
+    monkeypatch.setattr(run, "hash_files", spy)
+    quiet(tmp_path, duck)  # cold: every file is new, none hashed before loading
+    p = tmp_path / "recoreact" / "news-users.jsonl"
+    p.write_bytes(p.read_bytes() + b'{"uid": "u9"}\n')  # resized: loaded without planning hash
+    s = quiet(tmp_path, duck)
+    assert hashed[0] == []
+    assert len(hashed[1]) == 13 and "news-users.jsonl" not in hashed[1]
+    assert (s.files_loaded, s.records_loaded) == (1, 2)
 
 
 def test_changed_file_replaces_only_its_rows(tmp_path, duck, write_file):
@@ -338,7 +379,7 @@ def test_a_failing_run_changes_nothing_and_is_recorded(tmp_path, duck, write_fil
     def boom(*a, **k):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(loader, "read_csv", boom)
+    monkeypatch.setattr(readers, "read_csv", boom)
     with pytest.raises(RuntimeError, match="disk on fire"):
         quiet(tmp_path, duck)
     assert snapshot(duck) == before

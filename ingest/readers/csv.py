@@ -1,0 +1,146 @@
+"""RFC-4180 CSV with a header row. Python's C ``csv`` parser delimits the records (quoted
+fields may span lines) and gives their verbatim text: the one per-record loop, kept because
+no vectorised CSV reader exposes record boundaries and text. A stray quote that would
+swallow the following records rejects its own line only."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable, Sequence
+
+import pyarrow as pa
+
+from ingest.discover import SURROGATE, SourceFile
+from ingest.readers.stage import ReadContext, file_reject, rows_to_stage, strip_bom
+
+_TERMINATOR = re.compile(r"(?:\r\n|\n|\r)\Z")
+
+
+def _csv_records(
+    lines: Sequence[str], pos: int
+) -> Iterable[tuple[int, int, list[str] | None, str | None]]:
+    """(first line index, end line index, row, error) of each CSV record from line ``pos``."""
+    reader = csv.reader(lines[pos:] if pos else lines)
+    prev = 0
+    while True:
+        try:
+            row, err = next(reader), None
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            row, err = None, f"broken CSV: {exc}"
+        yield pos + prev, pos + reader.line_num, row, err
+        prev = reader.line_num
+
+
+def _stray_quote(lines: Sequence[str], start: int, end: int, width: int) -> int:
+    """How many following lines a stray quote on line ``start`` swallowed (0: none).
+
+    The record ``lines[start:end]`` spans several lines because a quoted field runs over line
+    ends. That is a stray quote, not a multi-line field, when the field does not close the
+    RFC-4180 way (its closing quote is followed by something other than a delimiter or line
+    end, or it never closes) and at least one swallowed line reads, on its own, as a record
+    with the header's field count.
+    """
+    record = "".join(lines[start:end])
+    try:
+        for _ in csv.reader(io.StringIO(record, newline=""), strict=True):
+            pass
+        return 0  # a well-formed multi-line field
+    except csv.Error:
+        pass
+    swallowed = 0
+    for line in lines[start + 1 : end]:
+        try:
+            fields = next(csv.reader([line]), [])
+        except csv.Error:
+            continue
+        swallowed += len(fields) == width
+    return end - start - 1 if swallowed else 0
+
+
+def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
+    """RFC-4180 CSV with a header: payload = {header: value} (strings), source_text = record.
+
+    Python's C csv parser delimits records (quoted fields may span lines); ``line_num``
+    tells which physical lines each record used, which gives its verbatim text. A stray
+    quote (a quoted field that never closes properly and would swallow the following
+    records, see :func:`_stray_quote`) rejects its own line only, verbatim; reading
+    resumes on the next line, so the records it would have swallowed still land.
+    """
+    body = strip_bom(data)
+    if not body.strip():
+        return rows_to_stage([file_reject(f.rel, f.sha256, "empty file", data)])
+    if csv.field_size_limit() < 2**31 - 1:
+        csv.field_size_limit(2**31 - 1)
+    text = body.decode("utf-8", "surrogateescape")
+    lines = list(io.StringIO(text, newline=""))
+    key_name = f.spec.key.name if f.spec.key.kind == "field" else None
+    header: list[str] | None = None
+    rows: list[dict] = []
+    records = iter(_csv_records(lines, 0))
+    while True:
+        item = next(records, None)
+        if item is None:
+            break
+        start, end, row, err = item
+        record = _TERMINATOR.sub("", "".join(lines[start:end]))
+        if err is None and (not row or not record.strip()):
+            continue  # blank line
+        at_eof = end >= len(lines)
+        if header is None and err is None and not SURROGATE.search(record):
+            header = row
+            continue
+        out = {
+            "source_path": f.rel,
+            "file_sha256": f.sha256,
+            "record_index": len(rows),
+            "line_number": start + 1,
+            "record_key": None,
+            "payload": None,
+            "source_text": None,
+            "error": None,
+            "raw_bytes": None,
+            "at_eof": at_eof,
+        }
+        swallowed = 0
+        if header is not None and end - start > 1 and len(header) > 1:
+            swallowed = _stray_quote(lines, start, end, len(header))
+        if swallowed:
+            record = _TERMINATOR.sub("", lines[start])
+            out["at_eof"] = False
+            out["error"] = (
+                f"broken CSV: stray quote: a quoted field opened on line {start + 1} does not close "
+                f"properly and would swallow the next {swallowed} line(s), which read as records "
+                f"of their own; this line is rejected and reading resumes on line {start + 2}"
+            )
+            records = iter(_csv_records(lines, start + 1))
+        elif SURROGATE.search(record):
+            out["error"] = "invalid UTF-8"
+        elif err is not None:
+            out["error"] = err
+        elif header is None:
+            out["error"] = "broken CSV: no header row"
+        elif at_eof and record.count('"') % 2 == 1:
+            out["error"] = "truncated file: unterminated quoted field at the end of the file"
+        elif len(row) != len(header):
+            out["error"] = f"wrong field count: {len(row)} fields, the header has {len(header)}"
+        if out["error"] is not None:
+            out["raw_bytes"] = record.encode("utf-8", "surrogateescape")
+        else:
+            out["payload"] = (
+                "{"
+                + ",".join(
+                    json.dumps(h, ensure_ascii=False) + ":" + json.dumps(v, ensure_ascii=False)
+                    for h, v in zip(header, row)
+                )
+                + "}"
+            )
+            out["source_text"] = record
+            if key_name is not None and key_name in header:
+                out["record_key"] = row[header.index(key_name)]
+        rows.append(out)
+    return rows_to_stage(rows)

@@ -1,0 +1,390 @@
+"""One ingest run: plan (discover, hash, compare with the manifest), then in ONE transaction
+delete what changed or vanished, read every file to load, insert its records and rejects,
+and record the run.
+
+* **provenance** -- every landed row carries batch id, corpus, source path, position, record
+  key and file sha256; every file gets a ``raw.ingest_files`` row, every run a
+  ``raw.ingest_runs`` row;
+* **idempotence** -- a file whose sha256, size and target table equal its ``raw.ingest_files``
+  row is skipped; a changed file has its rows (raw table, rejects, manifest) deleted and
+  re-inserted; a file that disappeared has its rows deleted. All writes of one run happen
+  in ONE transaction, so a run lands completely or not at all (a failed run is recorded in
+  ``raw.ingest_runs`` with status ``failed``);
+* **rejects** -- every bad record goes to ``raw.rejected_records`` verbatim (``raw_bytes``)
+  with a lossy UTF-8 ``raw_text`` and a one-line error; the rest of its file still lands.
+  A full disk is a CsrwhError saying "No space left on device" (a failing ROLLBACK never
+  hides the original error).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+from csrwh.errors import CsrwhError
+from ingest import readers
+from ingest.discover import SourceFile, discover, display, hash_files
+from ingest.readers.checks import apply_check, refine_error
+from ingest.readers.stage import STAGE, ReadContext
+from ingest.schema import ensure_schema
+from ingest.spec import CorpusSpec, FileSpec, Format
+from ingest.summary import CorpusStats, IngestSummary
+from ingest.write import delete_files, insert_rows, insert_stage
+
+#: discovery warnings are logged where discover() logs its own (logger ``ingest.discover``)
+_log = logging.getLogger("ingest.discover")
+
+
+class _Timer:
+    def __init__(self, timings: dict[str, float], name: str) -> None:
+        self.timings, self.name = timings, name
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc) -> None:
+        self.timings[self.name] = self.timings.get(self.name, 0.0) + time.perf_counter() - self.t0
+
+
+def new_batch_id(now: datetime) -> str:
+    return f"{now:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+JSON_FILE_CHUNK_BYTES = 8 * 1024 * 1024  # bounds memory: DuckDB vectors hold 2048 rows
+
+
+def _disk_full(exc: BaseException | None) -> bool:
+    """``exc`` (or an error it was raised from) is a full disk: ENOSPC or DuckDB's text of it."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            return True
+        if "no space left on device" in str(exc).lower():
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+class Ingestor:
+    """One ingest run over ``present`` corpora (``scope`` = every corpus the run is about).
+
+    Files of in-scope corpora that are no longer on disk (including every file of an
+    in-scope corpus whose folder is absent) are removed from the warehouse.
+    """
+
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        data_dir: Path,
+        scope: Sequence[CorpusSpec],
+        present: Sequence[CorpusSpec],
+        all_raw_tables: Sequence[str],
+    ) -> None:
+        self.con = con
+        self.data_dir = data_dir
+        self.scope = list(scope)
+        self.present = list(present)
+        self.all_raw_tables = list(all_raw_tables)
+        self.started_at = _utcnow()
+        self.batch_id = new_batch_id(self.started_at)
+        self.summary = IngestSummary(batch_id=self.batch_id)
+        #: corpus name -> the CheckContext.state of its checked files in this run
+        self._check_states: dict[str, dict] = {}
+        for c in self.scope:
+            if c in self.present or not c.optional:
+                self.summary.per_corpus[c.name] = CorpusStats()
+        self.summary.missing_corpora = [
+            c.name for c in self.scope if c not in self.present and not c.optional
+        ]
+        try:
+            row = con.execute(
+                "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+            ).fetchone()
+            self.db_path: str | None = row[0] if row and row[0] else None
+        except duckdb.Error:
+            self.db_path = None
+
+    # -- planning ----------------------------------------------------------------------
+    def plan(self) -> tuple[list[SourceFile], list[tuple[str, str, str]]]:
+        """(files to load, manifest rows (corpus, table, path) whose files are gone)."""
+        found: list[SourceFile] = []
+        for corpus in self.present:
+            files, ignored = discover(
+                corpus, self.data_dir / corpus.folder, self.data_dir, self._warn
+            )
+            found += files
+            self.summary.per_corpus[corpus.name].files_ignored = len(ignored)
+            self.summary.ignored_files += [f"{corpus.folder}/{p}" for p in ignored]
+        names = [c.name for c in self.scope]
+        manifest = {
+            (c, p): (t, sha, size)
+            for c, t, p, sha, size in self.con.execute(
+                "SELECT corpus, table_name, source_path, file_sha256, size_bytes "
+                "FROM raw.ingest_files WHERE list_contains(?, corpus)",
+                [names],
+            ).fetchall()
+        }
+        # only a file whose manifest row matches in table and size can be unchanged: hash
+        # those; every other file is loaded and hashed from the bytes it lands (one read)
+        hash_files(
+            [
+                f
+                for f in found
+                if (m := manifest.get((f.corpus.name, f.rel))) and m[0::2] == (f.spec.table, f.size)
+            ]
+        )
+        changed = [
+            manifest.get((f.corpus.name, f.rel)) != (f.spec.table, f.sha256, f.size) for f in found
+        ]
+        seen = {(f.corpus.name, f.rel) for f in found}
+        gone = [(c, t, p) for (c, p), (t, _, _) in manifest.items() if (c, p) not in seen]
+        # a record check may relate records across files (CheckContext.state): when one checked
+        # file of a corpus changed or vanished, all its checked files are read again, in order
+        checked = {(c.name, s.table) for c in self.scope for s in c.files if s.check is not None}
+        recheck = {f.corpus.name for f, ch in zip(found, changed) if ch and f.spec.check}
+        recheck |= {c for c, t, _ in gone if (c, t) in checked}
+        to_load: list[SourceFile] = []
+        for f, ch in zip(found, changed):
+            if ch or (f.corpus.name in recheck and f.spec.check is not None):
+                to_load.append(f)
+            else:
+                self.summary.per_corpus[f.corpus.name].files_unchanged += 1
+        return to_load, gone
+
+    def _warn(self, line: str) -> None:
+        self.summary.warnings.append(line)
+        _log.warning(line)
+
+    # -- run -------------------------------------------------------------------------
+    def run(
+        self,
+        on_progress: Callable[[int], None] | None = None,
+        on_plan: Callable[[int], None] | None = None,
+        on_file: Callable[[str], None] | None = None,
+    ) -> IngestSummary:
+        t0 = time.perf_counter()
+        ensure_schema(self.con, self.all_raw_tables)
+        status = "failed"
+        try:
+            with self._t("scan+hash"):
+                to_load, gone = self.plan()
+            if on_plan:
+                on_plan(len(to_load))
+            if to_load or gone:
+                self.con.execute("BEGIN TRANSACTION")
+                try:
+                    with self._t("delete"):
+                        self._delete(to_load, gone)
+                    self._load(to_load, on_progress, on_file)
+                    self._record_run("ok")
+                    with self._t("commit"):
+                        self.con.execute("COMMIT")
+                except BaseException:
+                    try:
+                        self.con.execute("ROLLBACK")
+                    except duckdb.Error:  # e.g. the failed write already ended it
+                        pass  # never mask the original error
+                    raise
+            else:
+                self._record_run("ok")
+            status = "ok"
+        except (OSError, duckdb.Error) as exc:
+            if _disk_full(exc):
+                raise CsrwhError(
+                    f"ingest failed: No space left on device while writing the warehouse"
+                    f"{' ' + self.db_path if self.db_path else ''}; nothing was changed (rolled back)",
+                    hint="free disk space on that drive (a run needs room for the new rows and "
+                    "DuckDB's write-ahead log), then run again",
+                ) from exc
+            raise
+        finally:
+            if status != "ok":
+                self._reset_counts()
+                try:
+                    self._record_run("failed")
+                except duckdb.Error:  # never mask the original error
+                    pass
+        self.summary.rejected_outstanding = self.con.execute(
+            "SELECT count(*) FROM raw.rejected_records WHERE list_contains(?, corpus)",
+            [[c.name for c in self.scope]],
+        ).fetchone()[0]
+        self.summary.seconds = time.perf_counter() - t0
+        return self.summary
+
+    def _t(self, name: str) -> _Timer:
+        return _Timer(self.summary.timings, name)
+
+    def _reset_counts(self) -> None:
+        """After a rollback nothing was loaded or removed."""
+        s = self.summary
+        s.files_loaded = s.files_removed = s.records_loaded = s.records_rejected = 0
+        s.rejected_files = {}
+        for c in s.per_corpus.values():
+            c.files_loaded = c.files_removed = c.records_loaded = c.records_rejected = 0
+
+    def _record_run(self, status: str) -> None:
+        s = self.summary
+        s.files_unchanged = sum(c.files_unchanged for c in s.per_corpus.values())
+        self.con.execute(
+            "INSERT INTO raw.ingest_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                self.batch_id,
+                self.started_at,
+                _utcnow(),
+                display(str(self.data_dir)),
+                ",".join(c.name for c in self.scope),
+                s.files_loaded,
+                s.files_unchanged,
+                s.files_removed,
+                s.records_loaded,
+                s.records_rejected,
+                status,
+            ],
+        )
+
+    def _delete(self, to_load: list[SourceFile], gone: list[tuple[str, str, str]]) -> None:
+        old_tables = {
+            (c, p): t
+            for c, t, p in self.con.execute(
+                "SELECT corpus, table_name, source_path FROM raw.ingest_files"
+            ).fetchall()
+        }
+        # A file without a manifest row has no rows anywhere (writes are transactional),
+        # so only files known to the manifest need deleting.
+        rows: set[tuple[str, str, str]] = set(gone)
+        for f in to_load:
+            old = old_tables.get((f.corpus.name, f.rel))
+            if old is not None:
+                rows.update({(f.corpus.name, old, f.rel), (f.corpus.name, f.spec.table, f.rel)})
+        for c, _, _ in gone:
+            self.summary.per_corpus.setdefault(c, CorpusStats()).files_removed += 1
+        self.summary.files_removed = len(gone)
+        delete_files(self.con, rows, self.all_raw_tables)
+
+    def _units(self, to_load: list[SourceFile]) -> Iterable[list[SourceFile]]:
+        """Load units: one file each, except whole-file JSON which is batched."""
+        batch: list[SourceFile] = []
+        batch_bytes = 0
+        batch_key = None
+        for f in to_load:
+            if f.spec.format is not Format.JSON_FILE or f.name_error:
+                yield [f]
+                continue
+            key = (f.corpus.name, f.spec)
+            if batch and (key != batch_key or batch_bytes + f.size > JSON_FILE_CHUNK_BYTES):
+                yield batch
+                batch, batch_bytes = [], 0
+            batch.append(f)
+            batch_key = key
+            batch_bytes += f.size
+        if batch:
+            yield batch
+
+    def _load(self, to_load: list[SourceFile], on_progress, on_file) -> None:
+        ctx = ReadContext(self.con)
+        try:
+            self._load_units(ctx, to_load, on_progress, on_file)
+        finally:
+            ctx.close()
+
+    def _load_units(
+        self,
+        ctx: ReadContext,
+        to_load: list[SourceFile],
+        on_progress,
+        on_file,
+    ) -> None:
+        now = _utcnow()
+        manifest_rows: list[dict] = []
+        reject_rows: list[dict] = []
+        for unit in self._units(to_load):
+            first = unit[0]
+            corpus, spec = first.corpus, first.spec
+            if on_file:
+                more = f" (+{len(unit) - 1} files)" if len(unit) > 1 else ""
+                on_file(f"{corpus.folder}/{first.rel}{more}")
+            with self._t("read"):
+                datas = [f.path.read_bytes() for f in unit]
+                for f, data in zip(unit, datas):
+                    f.sha256 = hashlib.sha256(data).hexdigest()  # of the bytes actually landed
+                    f.size = len(data)
+            with self._t("parse+classify"):
+                stage = readers.read_unit(ctx, unit, datas)
+                if spec.check is not None and not first.name_error:
+                    state = self._check_states.setdefault(corpus.name, {})
+                    stage = apply_check(stage, spec.check, state)
+            del datas
+            with self._t("insert"):
+                self.con.register(STAGE, stage)
+                try:
+                    counts, rejected = self._insert_stage(corpus, spec, now)
+                finally:
+                    self.con.unregister(STAGE)
+                    del stage
+            for p, rec_index, line, error, raw, sha, at_eof in rejected:
+                raw = bytes(raw) if raw is not None else None
+                reject_rows.append(
+                    {
+                        "batch_id": self.batch_id,
+                        "corpus": corpus.name,
+                        "table_name": spec.table,
+                        "source_path": p,
+                        "record_index": rec_index,
+                        "line_number": line,
+                        "error": refine_error(error, raw, bool(at_eof), spec.format),
+                        "raw_text": raw.decode("utf-8", "replace") if raw is not None else None,
+                        "raw_bytes": raw,
+                        "file_sha256": sha,
+                        "rejected_at": now,
+                    }
+                )
+            stats = self.summary.per_corpus[corpus.name]
+            for f in unit:
+                ok, bad = counts.get(f.rel, (0, 0))
+                manifest_rows.append(
+                    {
+                        "corpus": corpus.name,
+                        "table_name": spec.table,
+                        "source_path": f.rel,
+                        "file_sha256": f.sha256,
+                        "size_bytes": f.size,
+                        "modified_at": f.modified_at,
+                        "n_records": ok,
+                        "n_rejected": bad,
+                        "batch_id": self.batch_id,
+                        "ingested_at": now,
+                    }
+                )
+                stats.files_loaded += 1
+                stats.records_loaded += ok
+                stats.records_rejected += bad
+                self.summary.files_loaded += 1
+                self.summary.records_loaded += ok
+                self.summary.records_rejected += bad
+                if bad:
+                    self.summary.rejected_files[f"{corpus.folder}/{f.rel}"] = bad
+            if on_progress:
+                on_progress(len(unit))
+        with self._t("bookkeeping"):
+            insert_rows(self.con, "rejected_records", reject_rows)
+            insert_rows(self.con, "ingest_files", manifest_rows)
+
+    def _insert_stage(self, corpus: CorpusSpec, spec: FileSpec, now: datetime):
+        """Insert the staged good records; per-file counts and the rejects (see write.py)."""
+        return insert_stage(self.con, spec.table, self.batch_id, corpus.name, now)
+
+
+__all__ = ["CorpusStats", "IngestSummary", "Ingestor"]

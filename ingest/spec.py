@@ -1,0 +1,154 @@
+"""What corpus modules declare: their files (:class:`FileSpec`), how records are keyed
+(:class:`RecordKey`), in which :class:`Format`, an optional record check, and the corpus
+itself (:class:`CorpusSpec`).
+
+This is the only ingest module a corpus module (``ingest/cosrec.py`` ...) imports; the
+machinery that lands the declared files is in ``ingest/run.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Format(str, Enum):
+    """How a file is cut into records."""
+
+    JSONL = "jsonl"  #: one JSON object per line
+    JSON_ARRAY = "json_array"  #: one top-level JSON array, one record per element
+    JSON_FILE = "json_file"  #: the whole file is one JSON object
+    CSV = "csv"  #: RFC-4180 CSV with a header row
+    QRELS = "qrels"  #: TREC qrels: ``topic iteration doc_id grade`` per line
+
+
+@dataclass(frozen=True)
+class RecordKey:
+    """How to get a record's own id (``record_key``).
+
+    * ``single_key``: the only key of a one-key object ``{"<id>": value}`` (CoSRec); a record
+      that is not a one-key object is rejected ("wrong top-level shape");
+    * ``field``: the value of a field (JSON key, CSV column or qrels field) as a string;
+      NULL when the record lacks it (the record still lands);
+    * ``relative_path``: the file's path relative to the corpus folder without ``.json``.
+    """
+
+    kind: str
+    name: str | None = None
+
+    @classmethod
+    def single_key(cls) -> RecordKey:
+        return cls("single_key")
+
+    @classmethod
+    def field(cls, name: str) -> RecordKey:
+        return cls("field", name)
+
+    @classmethod
+    def relative_path(cls) -> RecordKey:
+        return cls("relative_path")
+
+    def describe(self) -> str:
+        if self.kind == "field":
+            return f"field {self.name!r}"
+        return {"single_key": "the single key", "relative_path": "path without .json"}[self.kind]
+
+
+@dataclass
+class CheckContext:
+    """What a :attr:`FileSpec.check` sees besides the record: where it is, and ``state``, one
+    dict per corpus and run shared by every checked file of the corpus. Checked files are read
+    in file order (discovery order), so e.g. the first occurrence of an id can win."""
+
+    source_path: str  #: relative to the corpus folder
+    line_number: int | None  #: 1-based (JSONL, CSV, qrels); None for JSON arrays and files
+    record_index: int | None  #: 0-based position in the file
+    state: dict
+
+
+#: ``check(record, context) -> reason | None``: ``record`` is the parsed payload of a record
+#: that passed the reader (for JSON formats an object); a reason (one line) rejects it
+RecordCheck = Callable[[object, CheckContext], "str | None"]
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    """One declared family of files: glob ``pattern`` (relative to the corpus folder,
+    ``*`` within a path segment, ``**`` any number of segments) -> ``table`` in ``raw``.
+
+    ``check`` (optional) judges each well-formed record (see :data:`RecordCheck`); a record it
+    gives a reason for goes to ``raw.rejected_records`` verbatim with that reason. Because a
+    check may relate records across files (``CheckContext.state``), a change to one checked
+    file of a corpus re-reads all of them."""
+
+    pattern: str
+    table: str
+    format: Format
+    key: RecordKey
+    check: RecordCheck | None = None
+
+    def matches(self, rel_path: str) -> bool:
+        return _glob_regex(self.pattern).match(rel_path) is not None
+
+
+@dataclass(frozen=True)
+class CorpusSpec:
+    """A corpus: its name (the ``corpus`` column), folder under the data dir, files, hint."""
+
+    name: str
+    folder: str
+    files: tuple[FileSpec, ...]
+    absent_hint: str
+    description: str = ""
+    #: an optional corpus (``custom``): its absence is normal, neither missing nor reported
+    optional: bool = False
+
+    @classmethod
+    def from_module(cls, module) -> CorpusSpec:
+        doc = (module.__doc__ or "").strip().splitlines()
+        return cls(
+            name=module.CORPUS,
+            folder=module.FOLDER,
+            files=tuple(module.FILES),
+            absent_hint=module.ABSENT_HINT,
+            description=doc[0] if doc else "",
+            optional=getattr(module, "OPTIONAL", False),
+        )
+
+    @property
+    def tables(self) -> list[str]:
+        return list(dict.fromkeys(f.table for f in self.files))
+
+    def spec_for(self, rel_path: str) -> FileSpec | None:
+        for spec in self.files:
+            if spec.matches(rel_path):
+                return spec
+        return None
+
+
+_GLOB_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a path glob: ``**`` spans segments, ``*``/``?`` stay within one segment."""
+    rx = _GLOB_CACHE.get(pattern)
+    if rx is not None:
+        return rx
+    out: list[str] = []
+    parts = pattern.split("/")
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part == "**":
+            out.append(".*" if last else "(?:[^/]+/)*")
+            continue
+        for ch in part:
+            out.append("[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch))
+        if not last:
+            out.append("/")
+    rx = _GLOB_CACHE[pattern] = re.compile("".join(out) + r"\Z")
+    return rx
+
+
+__all__ = ["CheckContext", "CorpusSpec", "FileSpec", "Format", "RecordCheck", "RecordKey"]
