@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from csrwh.errors import CsrwhError
+from ingest import registry
 
 FORMATS = ("parquet", "jsonl", "hf")
 MANIFEST = ".csrwh-export.json"
@@ -43,7 +44,9 @@ CONVERSATIONS = "conversations"
 CONVERSATION_COLUMNS: dict[str, str] = {
     "conversation_id": "Global conversation id `<corpus>:<source id>`.",
     "source_conversation_id": "The conversation's id in its corpus' own files.",
-    "corpus": "Corpus: cosrec, crsarena, convsearch, recllmsim or recoreact.",
+    "corpus": "Corpus: "
+    + " or ".join(", ".join(registry.names()).rsplit(", ", 1))  # the corpus registry's ids
+    + " (your own corpora, docs/ADDING_A_CORPUS.md).",
     "subset": "Subset / release folder of the corpus (see Corpora below).",
     "domain_or_task": "Domain or task of the conversation as the corpus names it.",
     "task_type": "Task type where the corpus gives one.",

@@ -19,40 +19,31 @@ import json
 from pathlib import Path
 
 from csrwh.errors import CsrwhError
-from csrwh.sample import convsearch, cosrec, crsarena, custom, recllmsim, recoreact
+from ingest import registry
 
 __all__ = ["CORPORA", "generate"]
 
-_MODULES = {
-    cosrec.FOLDER: cosrec,
-    crsarena.FOLDER: crsarena,
-    convsearch.FOLDER: convsearch,
-    recllmsim.FOLDER: recllmsim,
-    recoreact.FOLDER: recoreact,
-    custom.FOLDER: custom,
-}
-
-#: corpus folder names, in the order ``generate`` writes them
-CORPORA: tuple[str, ...] = tuple(_MODULES)
-
-#: accepted alternative names (the warehouse's ``corpus`` column spells CRSArena ``crsarena``)
-_ALIASES = {"crsarena": "crsarena-dial", "crs-arena-dial": "crsarena-dial"}
+#: corpus folder names, in the order ``generate`` writes them (the corpus registry's order;
+#: each corpus' writer is the module ``csrwh.sample.<id>``)
+CORPORA: tuple[str, ...] = tuple(c.folder for c in registry.declarations())
 
 MARKER = ".csrwh-sample.json"
 FETCH_MANIFEST = ".csrwh-manifest.json"
 
 
-def _resolve(corpora: list[str] | None) -> list[str]:
+def _resolve(corpora: list[str] | None) -> list[registry.Corpus]:
+    """The corpora ``corpora`` names (any registry name or alias), in registry order."""
     if not corpora:
-        return list(CORPORA)
+        return list(registry.declarations())
     chosen = []
     for name in corpora:
-        folder = _ALIASES.get(name.strip().lower(), name.strip().lower())
-        if folder not in _MODULES:
-            raise CsrwhError(f"unknown corpus {name!r}", hint="choose from " + ", ".join(CORPORA))
-        if folder not in chosen:
-            chosen.append(folder)
-    return [c for c in CORPORA if c in chosen]
+        try:
+            chosen.append(registry.lookup(name))
+        except KeyError:
+            raise CsrwhError(
+                f"unknown corpus {name!r}", hint="choose from " + ", ".join(CORPORA)
+            ) from None
+    return [c for c in registry.declarations() if c in chosen]
 
 
 def _remove_stale(folder: Path, old: list[str], new: list[str]) -> None:
@@ -73,8 +64,8 @@ def generate(
 ) -> dict[str, int]:
     """Write synthetic corpora into ``out``; return ``{corpus folder: number of files written}``.
 
-    ``corpora`` selects folders (``cosrec``, ``crsarena-dial``, ``convsearch``,
-    ``recllmsim``, ``recoreact``, ``custom``; default all). ``scale`` (>= 1) multiplies volumes.
+    ``corpora`` selects corpora by any name the corpus registry knows (id, folder, title or
+    alias; default all, see :data:`CORPORA`). ``scale`` (>= 1) multiplies volumes.
     """
     if int(scale) < 1:
         raise CsrwhError(f"scale must be >= 1, got {scale}")
@@ -82,7 +73,8 @@ def generate(
     seed = int(seed)
     out = Path(out)
     counts: dict[str, int] = {}
-    for name in _resolve(corpora):
+    for corpus in _resolve(corpora):
+        name = corpus.folder
         folder = out / name
         if (folder / FETCH_MANIFEST).exists():
             raise CsrwhError(
@@ -98,7 +90,7 @@ def generate(
             except (ValueError, AttributeError):
                 old = []
         folder.mkdir(parents=True, exist_ok=True)
-        files = _MODULES[name].write(folder, scale, seed)
+        files = registry.module(corpus.id, "csrwh.sample").write(folder, scale, seed)
         _remove_stale(folder, old, files)
         marker.write_text(
             json.dumps(

@@ -17,9 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from csrwh import fetch as fetch_mod
 from csrwh.errors import CsrwhError
 from csrwh.fetch import MANIFEST_NAME, fetch, load_sources, mirror_url, resolve_corpora
+from csrwh.fetch import download as fetch_http
+from csrwh.fetch import files as fetch_files
+from csrwh.fetch.sources import Selection, parse_sources
 
 SOURCES = load_sources()
 COSREC_REF = SOURCES["corpora"]["cosrec"]["ref"]
@@ -120,8 +122,8 @@ def server(tmp_path):
 
 @pytest.fixture(autouse=True)
 def _fast(monkeypatch):
-    monkeypatch.setattr(fetch_mod, "BACKOFF_SECONDS", 0)
-    monkeypatch.setattr(fetch_mod, "TIMEOUT_SECONDS", 5)
+    monkeypatch.setattr(fetch_http, "BACKOFF_SECONDS", 0)
+    monkeypatch.setattr(fetch_http, "TIMEOUT_SECONDS", 5)
     monkeypatch.delenv("CSRWH_MIRROR", raising=False)
 
 
@@ -455,11 +457,11 @@ def test_recllmsim_expected_files_are_checked_after_selection(server, sources, d
 
 @pytest.mark.integration  # reads ../shared/corpora/recllmsim
 def test_recllmsim_rule_keeps_every_real_conversation_file(real_corpora):
-    """The rule of upstreams.json against the byte-for-byte upstream files of the pinned commit."""
+    """The recllmsim `select` rule of the registry against the byte-for-byte upstream files of the pinned commit."""
     folder = real_corpora / "recllmsim"
     if not folder.is_dir():
         pytest.skip(f"no {folder}")
-    selection = fetch_mod._Selection.from_spec(SOURCES["corpora"]["recllmsim"])
+    selection = Selection.from_spec(SOURCES["corpora"]["recllmsim"])
     subsets: dict[str, int] = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder).as_posix()
@@ -624,10 +626,10 @@ def test_resumes_partial_file_left_by_an_earlier_run(server, sources, data_dir):
     upstream = (
         "https://huggingface.co/datasets/microsoft/RecoReact/resolve/main/news-products.jsonl"
     )
-    part = fetch_mod._part_path(data_dir, "recoreact", upstream)
+    part = fetch_http.part_path(data_dir, "recoreact", upstream)
     data_dir.mkdir()
     part.write_bytes(served["news-products.jsonl"][:10])
-    fetch_mod._meta_path(part).write_text(
+    fetch_http.meta_path(part).write_text(
         json.dumps({"url": mirror_url(upstream, server.url), "validator": '"v1"'})
     )
     fetch(["recoreact"], data_dir, mirror=server.url, sources=sources)
@@ -872,24 +874,24 @@ def test_same_host_redirect_is_followed(server, sources, data_dir):
 
 
 def test_redirect_hosts_come_from_the_upstream_list():
-    allowed = fetch_mod._allowed_hosts(SOURCES)
+    allowed = fetch_http.allowed_hosts(parse_sources(SOURCES))
     for host in (
         "codeload.github.com",
         "github.com",
         "media.githubusercontent.com",
         "huggingface.co",
     ):
-        assert fetch_mod._host_allowed(host, allowed)
-    assert fetch_mod._host_allowed("cdn-lfs.hf.co", allowed)
-    assert not fetch_mod._host_allowed("evil.example.com", allowed)
-    assert not fetch_mod._host_allowed("huggingface.co.evil.example.com", allowed)
+        assert fetch_http.host_allowed(host, allowed)
+    assert fetch_http.host_allowed("cdn-lfs.hf.co", allowed)
+    assert not fetch_http.host_allowed("evil.example.com", allowed)
+    assert not fetch_http.host_allowed("huggingface.co.evil.example.com", allowed)
     extra = dict(SOURCES, redirect_hosts=["*.example.org"])
-    assert fetch_mod._host_allowed("a.example.org", fetch_mod._allowed_hosts(extra))
+    assert fetch_http.host_allowed("a.example.org", fetch_http.allowed_hosts(parse_sources(extra)))
 
 
 def test_file_larger_than_the_bound_is_refused(server, sources, data_dir, monkeypatch):
     recoreact_files(server.root, big="travel-products.jsonl")
-    monkeypatch.setattr(fetch_mod, "MAX_FILE_BYTES", 10_000)
+    monkeypatch.setattr(fetch_http, "MAX_FILE_BYTES", 10_000)
     with pytest.raises(CsrwhError) as err:
         fetch(["recoreact"], data_dir, mirror=server.url, sources=sources)
     assert "travel-products.jsonl" in err.value.message and "10,000 bytes" in err.value.message
@@ -903,7 +905,7 @@ def test_close_delimited_body_larger_than_the_bound_is_cut_off(
     server.rules[f"/{HF}/travel-products.jsonl"] = {
         "no_length": len(served["travel-products.jsonl"])
     }
-    monkeypatch.setattr(fetch_mod, "MAX_FILE_BYTES", 10_000)
+    monkeypatch.setattr(fetch_http, "MAX_FILE_BYTES", 10_000)
     with pytest.raises(CsrwhError, match="10,000 bytes"):
         fetch(["recoreact"], data_dir, mirror=server.url, sources=sources)
     assert not parts(data_dir)
@@ -912,7 +914,7 @@ def test_close_delimited_body_larger_than_the_bound_is_cut_off(
 def test_download_slower_than_the_time_bound_is_abandoned(server, sources, data_dir, monkeypatch):
     recoreact_files(server.root, big="travel-products.jsonl")
     server.rules[f"/{HF}/travel-products.jsonl"] = {"slow": 0.05}
-    monkeypatch.setattr(fetch_mod, "MAX_FILE_SECONDS", 0.5)
+    monkeypatch.setattr(fetch_http, "MAX_FILE_SECONDS", 0.5)
     t0 = time.monotonic()
     with pytest.raises(CsrwhError) as err:
         fetch(["recoreact"], data_dir, mirror=server.url, sources=sources)
@@ -934,17 +936,17 @@ def test_part_files_are_removed_when_a_download_fails(server, sources, data_dir)
 
 def _no_sleep(monkeypatch) -> list:
     slept: list = []
-    monkeypatch.setattr(fetch_mod, "BACKOFF_SECONDS", 1.0)
-    monkeypatch.setattr(fetch_mod.time, "sleep", lambda s: slept.append(s))
+    monkeypatch.setattr(fetch_http, "BACKOFF_SECONDS", 1.0)
+    monkeypatch.setattr(fetch_http.time, "sleep", lambda s: slept.append(s))
     return slept
 
 
 def test_dns_failure_fails_fast_without_retries(sources, data_dir, monkeypatch):
     slept = _no_sleep(monkeypatch)
     tries: list = []
-    real = fetch_mod._attempt
+    real = fetch_http.attempt
     monkeypatch.setattr(
-        fetch_mod, "_attempt", lambda url, *a, **k: (tries.append(url), real(url, *a, **k))[1]
+        fetch_http, "attempt", lambda url, *a, **k: (tries.append(url), real(url, *a, **k))[1]
     )
     with pytest.raises(CsrwhError) as err:
         fetch(["crsarena-dial"], data_dir, mirror="http://csrwh-test.invalid", sources=sources)
@@ -1030,7 +1032,7 @@ def test_from_zip_whose_files_are_all_unresolved_lfs_pointers_is_refused(
 
 
 def test_from_zip_extracted_size_is_bounded(tmp_path, data_dir, monkeypatch):
-    monkeypatch.setattr(fetch_mod, "MAX_EXTRACT_BYTES", 1000)
+    monkeypatch.setattr(fetch_files, "MAX_EXTRACT_BYTES", 1000)
     big = _zip(
         tmp_path / "big.zip",
         {"Dialogs.json": b"[" + b" " * 5000 + b"]", "SearchBehaviors.json": b"[]"},

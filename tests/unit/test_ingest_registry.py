@@ -7,7 +7,8 @@ import importlib
 import pytest
 
 from ingest import registry, run_ingest
-from ingest.loader import FileSpec, Format, RecordKey, _glob_regex, discover
+from ingest.discover import discover
+from ingest.spec import FileSpec, Format, RecordKey, _glob_regex
 
 
 def test_six_corpora_seventeen_tables():
@@ -46,6 +47,8 @@ def test_corpus_modules_declare_files_as_data(module):
 
 def test_lookup_by_name_or_folder():
     assert registry.get("crsarena") is registry.get("crsarena-dial") is registry.get(" CRSArena ")
+    # and by alias (ingest once said "unknown corpus" for what fetch accepted)
+    assert registry.get("crs-arena") is registry.get("crsarena")
     with pytest.raises(KeyError):
         registry.get("nope")
 
