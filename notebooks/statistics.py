@@ -25,8 +25,6 @@
 # %%
 from __future__ import annotations
 
-import html
-
 import matplotlib
 import numpy as np
 import polars as pl
@@ -42,7 +40,8 @@ con = R.connect()
 PRESENT = R.present_corpora(con)
 NAMES = R.CORPUS_NAMES
 CORPORA = [c for c in NAMES if c in PRESENT]  # fixed display order
-COLORS = dict(zip(NAMES, ["#2f5d8a", "#c0504d", "#4f8a3c", "#8064a2", "#d08a1e"]))
+PALETTE = ["#2f5d8a", "#c0504d", "#4f8a3c", "#8064a2", "#d08a1e", "#3f8f8f", "#8a6d3b"]
+COLORS = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(NAMES)}  # any number of corpora
 
 
 def q(sql: str, **params) -> pl.DataFrame:
@@ -104,84 +103,7 @@ R.show_table(
 # not hold what the figure needs; the reason is given).
 
 # %%
-PUBLISHED = F.load_published()
-comparison = F.compare(con, PRESENT, PUBLISHED)
-R.write_table(comparison, "published_vs_warehouse")
-
-summary = comparison.group_by("status").len().sort("status")
-R.show_html(
-    "<p>Figures compared: "
-    + ", ".join(f"<strong>{n}</strong> {s}" for s, n in summary.iter_rows())
-    + f" (of {comparison.height}).</p>"
-)
-
-
-def per_system(figure_id: str) -> bool:
-    """CRSArena per-system and per-cell figures (four-part ids: Elo, rank, dialogues, lengths,
-    satisfaction, battle matrix of one system/environment): folded away below."""
-    parts = figure_id.split(".")
-    return parts[0] == "crsarena" and len(parts) >= 4 and parts[1] not in ("corr", "vote_result")
-
-
-def comparison_rows(part: pl.DataFrame) -> pl.DataFrame:
-    """Published vs warehouse, numbers as text at the published precision."""
-    precision = {p["figure_id"]: int(p["precision"]) for p in PUBLISHED}
-    shown = []
-    for r in part.to_dicts():
-        d = max(precision[r["figure_id"]], 0)
-        value, diff = r["warehouse"], r["difference"]
-        shown.append(
-            {
-                "figure": r["figure"],
-                "published": f"{r['published']:,.{d}f}",
-                # the unrounded warehouse value: integers as such, fractions with two more decimals
-                "warehouse": None
-                if value is None
-                else f"{value:,.{0 if value.is_integer() else d + 2}f}",
-                "difference": None
-                if diff is None
-                else (f"{0:.{d}f}" if diff == 0 else f"{diff:+,.{d}f}"),
-                "status": r["status"],
-                "definition": r["definition"],
-                "explanation": r["explanation"],
-            }
-        )
-    columns = (
-        "figure",
-        "published",
-        "warehouse",
-        "difference",
-        "status",
-        "definition",
-        "explanation",
-    )
-    return pl.DataFrame(shown, schema={k: pl.Utf8 for k in columns})
-
-
-for corpus in NAMES:
-    part = comparison.filter(pl.col("corpus") == corpus)
-    if part.is_empty():
-        continue
-    folded = part.filter(pl.col("figure_id").map_elements(per_system, return_dtype=pl.Boolean))
-    main = part.filter(~pl.col("figure_id").map_elements(per_system, return_dtype=pl.Boolean))
-    sources = sorted(set(part["source"].to_list()))
-    right = ("published", "warehouse", "difference")
-    html_parts = [
-        f"<h3>{NAMES[corpus]}</h3>",
-        R.table_html(comparison_rows(main), row_class="status", right=right),
-    ]
-    if not folded.is_empty():
-        counts = folded.group_by("status").len().sort("status")
-        tally = ", ".join(f"{n} {s}" for s, n in counts.iter_rows())
-        html_parts.append(
-            f"<details><summary>Per-system figures ({folded.height}: {tally})</summary>"
-            + R.table_html(comparison_rows(folded), row_class="status", right=right)
-            + "</details>"
-        )
-    html_parts.append(
-        '<p class="caption">Sources: ' + " | ".join(html.escape(x) for x in sources) + "</p>"
-    )
-    R.show_html("".join(html_parts))
+comparison = R.show_comparison(con, PRESENT)
 
 # %% [markdown]
 # ## 3. Conversation and utterance lengths
@@ -260,7 +182,8 @@ if CORPORA:
 # (Fleiss' kappa for intent labels, Krippendorff's alpha for ordinal quality ratings) per
 # corpus, per subset and per intent label, each with a percentile bootstrap 95% interval
 # (1,000 resamples of the rated units, fixed seed), and, from `intent_consensus`, how often
-# the annotators of a turn agree on its family.
+# the annotators of a turn agree on its family (`intent_consensus_summary`, the mart the
+# dashboard shows too).
 
 # %%
 families = q(
@@ -391,12 +314,9 @@ else:
         fig, "Agreement coefficients with bootstrap 95% intervals per corpus, subset and label"
     )
 consensus = q(
-    """select corpus, label_scheme, count(*) as n_turns,
-              count(*) filter (where n_annotators >= 2) as n_turns_multi,
-              avg(n_annotators) as mean_annotators,
-              avg(agreement_share) filter (where n_annotators >= 2) as mean_agreement_share,
-              avg(case when is_unanimous then 1.0 else 0.0 end) filter (where n_annotators >= 2) as unanimous_share
-       from intent_consensus group by corpus, label_scheme order by corpus, label_scheme"""
+    """select corpus, label_scheme, n_turns, n_turns_multi, mean_annotators,
+              mean_agreement_share, unanimous_share
+       from intent_consensus_summary order by corpus, label_scheme"""
 )
 R.write_table(consensus, "intent_consensus_summary")
 R.show_table(
@@ -407,17 +327,14 @@ R.show_table(
 # ## 5. Quality ratings
 #
 # Every rating in `ratings`, per corpus, rater kind and aspect: the distribution of values on
-# each aspect's own scale (`rating_scales` seed), and means (also normalised to [0, 1]).
+# each aspect's own scale (`rating_scales` seed), and means (also normalised to [0, 1]; the
+# `rating_summary` mart, which the dashboard shows too).
 
 # %%
 rating_summary = q(
-    """select corpus, rater_kind, aspect,
-              case when turn_index is null then 'conversation' else 'turn' end as level,
-              count(*) as n_ratings, count(distinct conversation_id) as n_conversations,
-              min(scale_min) as scale_min, max(scale_max) as scale_max,
-              avg(value) as mean_value, avg(value_normalized) as mean_normalized,
-              bool_and(higher_is_better) as higher_is_better
-       from ratings group by all order by corpus, rater_kind, aspect, level"""
+    """select corpus, rater_kind, aspect, level, n_ratings, n_conversations, scale_min,
+              scale_max, mean_value, mean_normalized, higher_is_better
+       from rating_summary order by corpus, rater_kind, aspect, level"""
 )
 R.write_table(rating_summary, "rating_summary")
 rating_dist = q(
@@ -1084,6 +1001,8 @@ else:
 
 # %%
 for corpus in NAMES:
+    if corpus not in F.CORPORA:  # a corpus without published analyses (csrwh/figures/)
+        continue
     R.show_html(f"<h3>{NAMES[corpus]}</h3>")
     F.corpus_module(corpus).render(con, R, present=corpus in PRESENT)
 

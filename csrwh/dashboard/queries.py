@@ -21,7 +21,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -554,19 +554,17 @@ def annotator_agreement(db: Reader, corpora: Sequence[str] = ()) -> pd.DataFrame
 
 
 def intent_consensus_summary(db: Reader, corpora: Sequence[str] = ()) -> pd.DataFrame:
-    """From `intent_consensus`, per corpus and scheme: labelled turns, turns with two or more
-    annotators, and among those the unanimous share and mean agreement share."""
+    """The `intent_consensus_summary` mart (also the report's table of that name): per corpus and
+    scheme, labelled turns, turns with two or more annotators, mean annotators and, over the
+    turns with two or more, the mean agreeing share and the unanimous share."""
     where, params = _corpus_clause(corpora)
     return db.df(
         "intent_consensus_summary",
         f"""
-        select corpus, label_scheme,
-               count(*) as n_turns,
-               count(*) filter (where n_annotators >= 2) as n_multi_annotated,
-               avg(is_unanimous::int) filter (where n_annotators >= 2) as unanimous_share,
-               avg(agreement_share) filter (where n_annotators >= 2) as mean_agreement_share
-        from intent_consensus where {where}
-        group by corpus, label_scheme order by corpus, label_scheme
+        select corpus, label_scheme, n_turns, n_turns_multi, mean_annotators,
+               mean_agreement_share, unanimous_share
+        from intent_consensus_summary where {where}
+        order by corpus, label_scheme
         """,
         params,
     )
@@ -599,20 +597,17 @@ def ratings_totals(db: Reader, corpora: Sequence[str] = ()) -> dict[str, int]:
 
 
 def ratings_by_aspect(db: Reader, corpora: Sequence[str] = ()) -> pd.DataFrame:
-    """From `ratings`, per corpus, aspect, rater kind and level (conversation / turn): ratings,
-    rated conversations, mean on the aspect's own scale and mean normalised value."""
+    """The `rating_summary` mart (also the report's table of that name): per corpus, aspect,
+    rater kind and level (conversation / turn), ratings, rated conversations, mean on the
+    aspect's own scale and mean normalised value."""
     where, params = _corpus_clause(corpora)
     return db.df(
         "ratings_by_aspect",
         f"""
-        select corpus, aspect, rater_kind,
-               case when turn_index is null then 'conversation' else 'turn' end as level,
-               count(*) as n_ratings, count(distinct conversation_id) as n_conversations,
-               avg(value) as mean_value, avg(value_normalized) as mean_normalized,
-               any_value(scale_min) as scale_min, any_value(scale_max) as scale_max,
-               any_value(higher_is_better) as higher_is_better
-        from ratings where {where}
-        group by all order by corpus, aspect, rater_kind, level
+        select corpus, aspect, rater_kind, level, n_ratings, n_conversations, mean_value,
+               mean_normalized, scale_min, scale_max, higher_is_better
+        from rating_summary where {where}
+        order by corpus, aspect, rater_kind, level
         """,
         params,
     )
@@ -753,59 +748,64 @@ def search_trail(
 # ---------------------------------------------------------------------------------------------
 
 DQ_TABLE = "dq_results"
-_DQ_TIME_COLUMNS = ("validated_at", "run_at", "checked_at", "created_at", "time")
-_DQ_OBSERVED_COLUMNS = ("observed_value", "observed")
-_DQ_REQUIRED = ("run_id", "suite", "expectation", "severity", "success")
+#: `main.dq_results` exactly as csrwh/validate.py creates it (one row per expectation and run;
+#: documented in docs/ARCHITECTURE.md, "Data-quality results"). The page reads these columns
+#: and no others; tests/unit/test_dashboard.py checks them against the writer's DDL.
+DQ_COLUMNS = (
+    "run_id",
+    "validated_at",
+    "suite",
+    "table_name",
+    "expectation",
+    "expectation_type",
+    "severity",
+    "success",
+    "observed_value",
+    "offending_rows",
+    "error",
+    "why",
+)
 
 
-@dataclass
-class DqSchema:
-    """Which columns of `main.dq_results` this warehouse has (the table is new; stay tolerant)."""
+def has_dq_results(db: Reader) -> bool:
+    """Whether the warehouse has `main.dq_results` (False: built without the expectations gate).
 
-    time: str | None = None
-    observed: str | None = None
-    extra: list[str] = field(default_factory=list)
-
-
-def dq_schema(db: Reader) -> DqSchema | None:
-    """None when the warehouse has no usable `main.dq_results`."""
+    Raises:
+        CsrwhError: the table lacks one of :data:`DQ_COLUMNS` (names them).
+    """
     if not db.has_table(DQ_TABLE):
-        return None
-    cols = db.columns(DQ_TABLE)
-    if any(c not in cols for c in _DQ_REQUIRED):
-        return None
-    return DqSchema(
-        time=next((c for c in _DQ_TIME_COLUMNS if c in cols), None),
-        observed=next((c for c in _DQ_OBSERVED_COLUMNS if c in cols), None),
-        extra=[c for c in ("table_name", "expectation_type", "error", "why") if c in cols],
-    )
+        return False
+    missing = [c for c in DQ_COLUMNS if c not in db.columns(DQ_TABLE)]
+    if missing:
+        raise CsrwhError(
+            f"main.{DQ_TABLE} in {db.path} lacks the documented column(s) {', '.join(missing)}",
+            hint="it is written by csrwh/validate.py: rebuild or re-validate with this version",
+        )
+    return True
 
 
-def dq_runs(db: Reader, schema: DqSchema) -> pd.DataFrame:
+def dq_runs(db: Reader) -> pd.DataFrame:
     """One row per validation run, newest first: expectations, passed, failed by severity."""
-    when = f"max({schema.time})::timestamp" if schema.time else "null::timestamp"
-    order = "validated_at desc nulls last, run_id desc" if schema.time else "run_id desc"
     return db.df(
         "dq_runs",
         f"""
-        select run_id, {when} as validated_at, count(*) as n_expectations,
+        select run_id, max(validated_at)::timestamp as validated_at, count(*) as n_expectations,
                count(*) filter (where success) as n_passed,
                count(*) filter (where not success and severity = 'critical') as n_critical_failed,
                count(*) filter (where not success and severity <> 'critical') as n_other_failed,
                count(distinct suite) as n_suites
-        from {DQ_TABLE} group by run_id order by {order}
+        from {DQ_TABLE} group by run_id order by validated_at desc nulls last, run_id desc
         """,
     )
 
 
-def dq_results(db: Reader, schema: DqSchema, run_id: str) -> pd.DataFrame:
+def dq_results(db: Reader, run_id: str) -> pd.DataFrame:
     """The run's outcomes, failures first (critical before warnings)."""
-    observed = f"{schema.observed}::varchar" if schema.observed else "null::varchar"
-    extra = "".join(f", {c}" for c in schema.extra)
     return db.df(
         "dq_results",
         f"""
-        select suite, expectation, severity, success, {observed} as observed_value{extra}
+        select suite, expectation, severity, success, observed_value::varchar as observed_value,
+               table_name, expectation_type, error, why
         from {DQ_TABLE} where run_id = ?
         order by success, severity <> 'critical', suite, expectation
         """,
@@ -827,14 +827,16 @@ def dq_suites(db: Reader, run_id: str) -> pd.DataFrame:
 
 
 def rejected_records(db: Reader) -> pd.DataFrame | None:
-    """Records the ingest rejected, per corpus and raw table (None if the table is absent)."""
-    if not db.has_table("rejected_records", schema="raw"):
+    """The `rejected_records_summary` mart: records the ingest rejected, per corpus and raw
+    table, most first (None when the warehouse predates the mart)."""
+    if not db.has_table("rejected_records_summary"):
         return None
     return db.df(
         "rejected_records",
         """
-        select corpus, table_name, count(*) as n_rejected, any_value(error) as example_error
-        from raw.rejected_records group by all order by n_rejected desc, corpus, table_name
+        select corpus, table_name, n_rejected, n_files, example_error, first_rejected_at,
+               last_rejected_at
+        from rejected_records_summary order by n_rejected desc, corpus, table_name
         """,
     )
 

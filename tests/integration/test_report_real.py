@@ -24,6 +24,7 @@ import pytest
 
 from csrwh import report
 from csrwh.build import build
+from csrwh.config import PROJECT_ROOT
 
 pytestmark = pytest.mark.integration
 
@@ -207,8 +208,7 @@ def test_page_renders_in_headless_chromium(real) -> None:
     assert check.console == []
     assert check.images >= 6 and check.screenshot is not None
     target = (
-        Path(os.environ.get("CSRWH_REPORT_ARTIFACTS") or report.PROJECT_ROOT / "reports" / "ci")
-        / "real"
+        Path(os.environ.get("CSRWH_REPORT_ARTIFACTS") or PROJECT_ROOT / "reports" / "ci") / "real"
     )
     import shutil
 

@@ -5,15 +5,18 @@ script run headless (Streamlit AppTest, no browser) on the same warehouse."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 import pytest
 
+from csrwh.config import PROJECT_ROOT
 from csrwh.dashboard import PAGES, PAGES_DIR, streamlit_command
 from csrwh.dashboard import queries as q
 from csrwh.errors import CsrwhError
+from csrwh.validate import _DQ_RESULTS_DDL
 
 SCHEMA = """
 create table main.conversations (conversation_id varchar, source_conversation_id varchar, user_id varchar,
@@ -162,6 +165,32 @@ insert into main.dq_results values
 """
 
 
+MARTS = PROJECT_ROOT / "models" / "marts"
+# marts the dashboard reads that summarise other marts: built here from their own model SQL
+# over the hand-made tables above, so every figure below is still derived from those rows
+SUMMARY_MARTS = ("reports/intent_consensus_summary.sql", "reports/rating_summary.sql")
+REJECTED = """
+create schema raw;
+create table raw.rejected_records (corpus varchar, table_name varchar, source_path varchar,
+    error varchar, rejected_at timestamp);
+insert into raw.rejected_records values
+ ('cosrec','cosrec__quality','quality.jsonl','line 3: bad json','2026-01-01 09:00'),
+ ('cosrec','cosrec__quality','quality.jsonl','line 1: bad json','2026-01-01 09:01'),
+ ('cosrec','cosrec__quality','curated/quality.jsonl','line 9: wrong top-level shape','2026-01-01 09:02'),
+ ('crsarena','crsarena__votes','votes.csv','row 2: no winner','2026-01-01 09:03');
+"""
+
+
+def mart_sql(model: str) -> str:
+    """A mart's model SQL with its Jinja resolved for this hand-made warehouse: comments
+    dropped, ``ref('x')`` -> ``main.x``, ``source('s', 'x')`` -> ``s.x``."""
+    sql = re.sub(r"\{#.*?#\}", "", (MARTS / model).read_text(encoding="utf-8"), flags=re.DOTALL)
+    sql = re.sub(r"\{\{\s*ref\('(\w+)'\)\s*\}\}", r"main.\1", sql)
+    sql = re.sub(r"\{\{\s*source\('(\w+)',\s*'(\w+)'\)\s*\}\}", r"\1.\2", sql)
+    assert "{{" not in sql and "{%" not in sql, f"{model}: unresolved Jinja"
+    return sql
+
+
 def make_warehouse(
     path: Path, dq: bool = False, rejected: bool = False, empty_search: bool = False
 ) -> Path:
@@ -169,13 +198,14 @@ def make_warehouse(
     with duckdb.connect(str(path)) as con:
         con.execute(SCHEMA)
         con.execute(DATA)
+        for model in SUMMARY_MARTS:
+            con.execute(f"create table main.{Path(model).stem} as {mart_sql(model)}")
         if dq:
             con.execute(DQ)
         if rejected:
-            con.execute(
-                "create schema raw; create table raw.rejected_records as select 'cosrec' as corpus, "
-                "'cosrec__quality' as table_name, 'bad json' as error from range(2)"
-            )
+            con.execute(REJECTED)
+            model = "ops/rejected_records_summary.sql"
+            con.execute(f"create table main.rejected_records_summary as {mart_sql(model)}")
         if empty_search:
             for table in ("search_queries", "serp_views", "result_clicks", "landing_page_views"):
                 con.execute(f"delete from main.{table}")
@@ -446,7 +476,8 @@ def test_intents_page_queries(db: q.Reader) -> None:
     assert agreement["value"].tolist() == [pytest.approx(0.4567), pytest.approx(-0.125)]
     consensus = q.intent_consensus_summary(db).set_index(["corpus", "label_scheme"])
     cosrec = consensus.loc[("cosrec", "cosrec_intent")]
-    assert (cosrec["n_turns"], cosrec["n_multi_annotated"]) == (2, 1)
+    assert (cosrec["n_turns"], cosrec["n_turns_multi"]) == (2, 1)
+    assert cosrec["mean_annotators"] == pytest.approx((3 + 1) / 2)
     assert cosrec["unanimous_share"] == 0.0
     assert cosrec["mean_agreement_share"] == pytest.approx(2 / 3)
     assert pd.isna(consensus.loc[("convsearch", "convsearch_user_intent"), "unanimous_share"])
@@ -521,19 +552,22 @@ def test_search_turns_in_numeric_order_and_trail(db: q.Reader) -> None:
 
 
 def test_no_dq_results_table(db: q.Reader) -> None:
-    assert q.dq_schema(db) is None
-    assert q.rejected_records(db) is None
+    assert q.has_dq_results(db) is False
+    assert q.rejected_records(db) is None  # a warehouse built before the mart existed
+
+
+def test_dq_columns_are_the_writers(tmp_path: Path) -> None:
+    """The columns the page reads are exactly those csrwh/validate.py creates."""
+    with duckdb.connect(str(tmp_path / "ddl.duckdb")) as con:
+        con.execute(_DQ_RESULTS_DDL)
+        written = [r[0] for r in con.execute("describe main.dq_results").fetchall()]
+    assert tuple(written) == q.DQ_COLUMNS
 
 
 def test_dq_results_runs_newest_first_and_failures_first(tmp_path: Path) -> None:
     with q.Warehouse(make_warehouse(tmp_path / "dq.duckdb", dq=True, rejected=True)).open() as db:
-        schema = q.dq_schema(db)
-        assert (
-            schema is not None
-            and schema.time == "validated_at"
-            and schema.observed == "observed_value"
-        )
-        runs = q.dq_runs(db, schema)
+        assert q.has_dq_results(db)
+        runs = q.dq_runs(db)
         assert runs["run_id"].tolist() == ["r2", "r1"]
         r2 = runs.iloc[0]
         assert (
@@ -544,35 +578,38 @@ def test_dq_results_runs_newest_first_and_failures_first(tmp_path: Path) -> None
         ) == (3, 2, 0, 1)
         r1 = runs.iloc[1]
         assert (r1["n_critical_failed"], r1["n_suites"]) == (1, 2)
-        results = q.dq_results(db, schema, "r1")
+        results = q.dq_results(db, "r1")
         assert results["expectation"].tolist() == ["in_range", "unique_id"]
         assert results["observed_value"].tolist() == ["3", "0"]
+        assert results["table_name"].tolist() == ["main.ratings", "main.conversations"]
         suites = q.dq_suites(db, "r2")
         assert suites.iloc[0]["suite"] == "votes" and suites.iloc[0]["n_failed"] == 1
+
+
+def test_rejected_records_come_from_the_mart(tmp_path: Path) -> None:
+    """Counted from the four rows of REJECTED: cosrec 3 rows in 2 files, crsarena 1 in 1."""
+    with q.Warehouse(make_warehouse(tmp_path / "rej.duckdb", rejected=True)).open() as db:
         rejected = q.rejected_records(db)
-        assert rejected[["corpus", "n_rejected"]].values.tolist() == [["cosrec", 2]]
+    assert rejected[["corpus", "table_name", "n_rejected", "n_files"]].values.tolist() == [
+        ["cosrec", "cosrec__quality", 3, 2],
+        ["crsarena", "crsarena__votes", 1, 1],
+    ]
+    assert rejected["example_error"].tolist() == ["line 1: bad json", "row 2: no winner"]
+    assert str(rejected["first_rejected_at"].iloc[0]) == "2026-01-01 09:00:00"
+    assert str(rejected["last_rejected_at"].iloc[0]) == "2026-01-01 09:02:00"
 
 
-def test_dq_results_with_only_the_required_columns(tmp_path: Path) -> None:
+def test_dq_results_without_a_documented_column_is_a_clear_error(tmp_path: Path) -> None:
     path = make_warehouse(tmp_path / "dq_min.duckdb")
     with duckdb.connect(str(path)) as con:
         con.execute(
             "create table main.dq_results as select 'r' as run_id, 's' as suite, 'e' as expectation, "
             "'critical' as severity, false as success"
         )
-    with q.Warehouse(path).open() as db:
-        schema = q.dq_schema(db)
-        assert schema is not None and schema.time is None and schema.observed is None
-        assert q.dq_runs(db, schema)["n_critical_failed"].tolist() == [1]
-        assert q.dq_results(db, schema, "r")["observed_value"].isna().all()
-
-
-def test_dq_results_without_required_columns_counts_as_absent(tmp_path: Path) -> None:
-    path = make_warehouse(tmp_path / "dq_bad.duckdb")
-    with duckdb.connect(str(path)) as con:
-        con.execute("create table main.dq_results as select 1 as x")
-    with q.Warehouse(path).open() as db:
-        assert q.dq_schema(db) is None
+    with q.Warehouse(path).open() as db, pytest.raises(CsrwhError) as err:
+        q.has_dq_results(db)
+    assert "lacks the documented column(s) validated_at, table_name" in err.value.message
+    assert str(path) in err.value.message
 
 
 # ---------------------------------------------------------------------------------------------
@@ -631,7 +668,7 @@ def _metrics(at) -> dict[str, str]:
 def test_every_page_renders_on_the_small_warehouse(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dq: bool
 ) -> None:
-    path = make_warehouse(tmp_path / "pages.duckdb", dq=dq)
+    path = make_warehouse(tmp_path / "pages.duckdb", dq=dq, rejected=dq)
     for spec in PAGES:
         _run_page(spec.file, path, monkeypatch)
     overview = _run_page("overview.py", path, monkeypatch)
@@ -708,3 +745,12 @@ def test_reading_never_modifies_the_published_file(wh: q.Warehouse) -> None:
         q.search_conversations(db, "thriller")
     assert wh.path.read_bytes() == before
     assert not Path(str(wh.path) + ".wal").exists()
+
+
+def test_dashboard_reads_marts_only() -> None:
+    """No query of the dashboard names a raw table (docs/ARCHITECTURE.md: consumers read marts;
+    main.dq_results and build_info are the build's bookkeeping tables)."""
+    package = PROJECT_ROOT / "csrwh" / "dashboard"
+    for path in sorted(package.rglob("*.py")):
+        code = path.read_text(encoding="utf-8")
+        assert not re.search(r"\braw\.\w+", code), f"{path}: reads a raw table"

@@ -1,9 +1,10 @@
 """`csrwh report` (csrwh.report.build_report) on the generated sample of all five corpora.
 
 The sample is generated and built into a temporary warehouse once per module; the report runs
-twice on it. Checked: every table under tables/ equals an independent recomputation from the
-marts (tests/unit/test_report_expected.py), input sha256 values equal hashes of the files,
-two runs give byte-identical tables and HTML identical but for the timestamp, the page is
+twice on it. Checked: every table under tables/ equals its golden file (tests/golden/report/,
+test_report_golden.py) and, where the report computes more than a copy or a count, an
+independent recomputation from the marts (tests/unit/test_report_expected.py); input sha256
+values equal hashes of the files, two runs give byte-identical tables and HTML identical but for the timestamp, the page is
 self-contained, sections of corpora missing from a warehouse say so, and the page renders in
 headless Chromium with no error (screenshot kept under reports/ci/ as a CI artefact).
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from test_report_expected import assert_input_hashes, assert_report_tables_match
+from test_report_golden import assert_matches_golden
 
 from csrwh import report
 from csrwh.build import build
@@ -71,6 +73,13 @@ def test_every_table_matches_direct_sql_of_the_marts(sample) -> None:
     statuses = assert_report_tables_match(first.parent / "tables", warehouse, PUBLISHED)
     # all five corpora are in the sample, so no figure is reported as absent
     assert not [s for s in statuses.values() if "not present" in s]
+
+
+def test_tables_equal_the_golden_files(sample) -> None:
+    """Byte for byte, every table of the sample (tests/golden/report/; regenerate with
+    test_report_golden.py --update after an intended change)."""
+    _, _, first, _ = sample
+    assert_matches_golden(first.parent / "tables")
 
 
 def test_header_lists_sha256_of_every_input_file(sample) -> None:
@@ -349,7 +358,7 @@ def test_notebook_is_jupytext_percent_without_outputs() -> None:
     assert not re.search(r"\braw\.(?!ingest_files)\w+", text)
     assert "read_json" not in text and "open(" not in text
     # so do the per-corpus figure modules it calls
-    for module in sorted((report.PROJECT_ROOT / "csrwh" / "figures").glob("*.py")):
+    for module in sorted((PROJECT_ROOT / "csrwh" / "figures").glob("*.py")):
         code = module.read_text(encoding="utf-8")
         assert not re.search(r"\braw\.(?!ingest_files)\w+", code), module
         assert "read_json" not in code and "open(" not in code.replace("open(path", ""), module

@@ -1,5 +1,6 @@
 """Data health: the expectation results recorded in `main.dq_results` (per run, per suite,
-failures first) and the records the ingest rejected (`raw.rejected_records`)."""
+failures first; its documented columns, `queries.DQ_COLUMNS`) and the records the ingest
+rejected (the `rejected_records_summary` mart)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,7 @@ ui.page_header(
 
 with ui.reader() as db:
     info = q.build_info(db)
-    schema = q.dq_schema(db)
-    runs = q.dq_runs(db, schema) if schema else None
+    runs = q.dq_runs(db) if q.has_dq_results(db) else None
     run_id = None
     if runs is not None and not runs.empty:
         run_ids = runs["run_id"].tolist()
@@ -27,7 +27,7 @@ with ui.reader() as db:
             "Validation run", run_ids, key="health_run",
             format_func=lambda r: f"{r} · {str(runs.loc[runs['run_id'] == r, 'validated_at'].iloc[0])[:19]}",
         )  # fmt: skip
-        results = q.dq_results(db, schema, run_id)
+        results = q.dq_results(db, run_id)
         suites = q.dq_suites(db, run_id)
     rejected = q.rejected_records(db)
 
@@ -68,7 +68,10 @@ else:
 
 st.subheader("Rejected records at ingest")
 if rejected is None:
-    st.caption("This warehouse has no `raw.rejected_records` table.")
+    st.caption(
+        "This warehouse has no `rejected_records_summary` mart (built before it existed): "
+        "rebuild it to see the ingest's rejections here."
+    )
 elif rejected.empty:
     st.success("The ingest rejected no record.")
 else:

@@ -47,7 +47,8 @@ else:
         consensus.rename(
             columns={
                 "n_turns": "labelled turns",
-                "n_multi_annotated": "turns with ≥2 annotators",
+                "n_turns_multi": "turns with ≥2 annotators",
+                "mean_annotators": "annotators / turn",
                 "unanimous_share": "unanimous",
                 "mean_agreement_share": "mean agreeing share",
             }
@@ -55,6 +56,7 @@ else:
         formats={
             "labelled turns": ui.fmt_int,
             "turns with ≥2 annotators": ui.fmt_int,
+            "annotators / turn": lambda v: ui.fmt_float(v, 2),
             "unanimous": ui.fmt_pct,
             "mean agreeing share": ui.fmt_pct,
         },

@@ -1,0 +1,7 @@
+"""``python -m csrwh.report``."""
+
+import sys
+
+from csrwh.report.runner import main
+
+sys.exit(main())

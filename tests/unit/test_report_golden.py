@@ -1,0 +1,152 @@
+"""Golden files of the report's tables on the generated sample, and the comparison itself.
+
+``tests/golden/report/*.csv`` are the ``tables/`` that ``csrwh report`` writes on the warehouse
+built from ``csrwh.sample.generate(scale=1, seed=0)`` (what ``csrwh sample`` writes; it is
+deterministic). ``test_report.py`` compares its run on that sample with them byte for byte
+(:func:`assert_matches_golden`); this module checks that the comparison fails, with a diff
+naming the file and the line, when one value changes. After an intended change of a report
+table, regenerate them and review the diff in git:
+
+    .venv/bin/python tests/unit/test_report_golden.py --update
+"""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "golden" / "report"
+UPDATE = ".venv/bin/python tests/unit/test_report_golden.py --update"
+MAX_DIFF_LINES = 40
+
+
+def golden_problems(tables: Path, golden: Path = GOLDEN) -> list[str]:
+    """What differs between the written ``tables`` and the ``golden`` files: missing or
+    unexpected tables, and per differing table a unified diff (at most MAX_DIFF_LINES lines)."""
+    written = {p.name for p in tables.glob("*.csv")}
+    expected = {p.name for p in golden.glob("*.csv")}
+    problems = []
+    if missing := sorted(expected - written):
+        problems.append(f"tables not written (golden files exist): {', '.join(missing)}")
+    if extra := sorted(written - expected):
+        problems.append(f"tables without a golden file: {', '.join(extra)}")
+    for name in sorted(written & expected):
+        actual, want = (tables / name).read_bytes(), (golden / name).read_bytes()
+        if actual == want:
+            continue
+        diff = list(
+            difflib.unified_diff(
+                want.decode("utf-8").splitlines(),
+                actual.decode("utf-8").splitlines(),
+                fromfile=f"golden/{name}",
+                tofile=f"written/{name}",
+                lineterm="",
+            )
+        )
+        if not diff:  # same lines, different bytes (line ends, final newline)
+            diff = [f"{name}: same lines, different bytes (line ends or final newline)"]
+        shown = diff[:MAX_DIFF_LINES]
+        if len(diff) > MAX_DIFF_LINES:
+            shown.append(f"... {len(diff) - MAX_DIFF_LINES} more diff lines")
+        problems.append("\n".join(shown))
+    return problems
+
+
+def assert_matches_golden(tables: Path, golden: Path = GOLDEN) -> None:
+    assert golden.is_dir() and any(golden.glob("*.csv")), f"no golden files in {golden}: {UPDATE}"
+    problems = golden_problems(tables, golden)
+    if problems:  # raised, not asserted: pytest would re-indent the diff of an assert message
+        raise AssertionError(
+            f"report tables differ from {golden.relative_to(ROOT)} "
+            f"(if intended: {UPDATE}, and review the diff):\n" + "\n".join(problems)
+        )
+
+
+def update(golden: Path = GOLDEN) -> int:
+    """Generate the sample, build it, run the report and copy its tables to ``golden``."""
+    import os
+
+    from csrwh import report
+    from csrwh.build import build
+    from csrwh.sample import generate
+
+    with tempfile.TemporaryDirectory(prefix="csrwh-golden-") as tmp:
+        root = Path(tmp)
+        generate(root / "data", scale=1, seed=0)
+        os.environ.setdefault("CSRWH_DBT_TARGET_PATH", str(root / "target"))
+        result = build(root / "data", root / "warehouse" / "demo.duckdb")
+        if not result.published:
+            print("error: the sample build was not published", file=sys.stderr)
+            return 1
+        page = report.build_report(root / "warehouse" / "demo.duckdb", root / "report")
+        if golden.exists():
+            shutil.rmtree(golden)
+        golden.mkdir(parents=True)
+        for table in sorted((page.parent / "tables").glob("*.csv")):
+            shutil.copyfile(table, golden / table.name)
+    print(f"wrote {len(list(golden.glob('*.csv')))} golden tables to {golden}")
+    return 0
+
+
+# --------------------------------------------------------------------------- the comparison
+
+
+@pytest.fixture()
+def written(tmp_path: Path) -> Path:
+    """A copy of the golden tables, as if the report had written exactly them."""
+    tables = tmp_path / "tables"
+    shutil.copytree(GOLDEN, tables)
+    return tables
+
+
+def test_golden_files_exist_for_the_report_tables() -> None:
+    names = sorted(p.stem for p in GOLDEN.glob("*.csv"))
+    assert "published_vs_warehouse" in names and "corpus_overview" in names, names
+
+
+def test_identical_tables_pass(written: Path) -> None:
+    assert golden_problems(written) == []
+    assert_matches_golden(written)
+
+
+def test_one_changed_value_fails_with_a_diff_naming_file_and_line(written: Path) -> None:
+    path = written / "rating_summary.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    header, row = lines[0].rstrip("\n").split(","), lines[1].rstrip("\n").split(",")
+    column = header.index("n_ratings")
+    before = lines[1].rstrip("\n")
+    row[column] = str(int(row[column]) + 1)
+    after = ",".join(row)
+    lines[1] = after + "\n"
+    path.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(AssertionError) as err:
+        assert_matches_golden(written)
+    message = str(err.value)
+    assert (
+        "--- golden/rating_summary.csv" in message and "+++ written/rating_summary.csv" in message
+    )
+    assert f"-{before}" in message.splitlines() and f"+{after}" in message.splitlines()
+    assert UPDATE in message
+
+
+def test_missing_extra_and_byte_only_differences_fail(written: Path) -> None:
+    (written / "corpus_overview.csv").unlink()
+    (written / "new_table.csv").write_text("a\n1\n", encoding="utf-8")
+    path = written / "intent_labels.csv"
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    problems = golden_problems(written)
+    assert problems[0] == "tables not written (golden files exist): corpus_overview.csv"
+    assert problems[1] == "tables without a golden file: new_table.csv"
+    assert "intent_labels.csv: same lines, different bytes" in problems[2]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--update"]:
+        sys.exit(f"usage: {UPDATE}")
+    sys.exit(update())

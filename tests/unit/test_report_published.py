@@ -1,0 +1,127 @@
+"""Section 2 of the report (csrwh.report.published): which figures fold away, how published
+and warehouse values are shown, the per-corpus block and the cell the notebook calls."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from csrwh import figures
+from csrwh.report import published
+
+COLUMNS = {name: pl.Utf8 for name in figures.COMPARISON_COLUMNS} | {
+    name: pl.Float64
+    for name in ("published", "warehouse", "warehouse_rounded", "difference", "alt_value")
+}
+
+
+def _row(figure_id: str, status: str, published_value: float, warehouse, source: str) -> dict:
+    corpus = figure_id.split(".")[0]
+    return {
+        "figure_id": figure_id,
+        "corpus": corpus,
+        "figure": f"figure {figure_id}",
+        "definition": None,
+        "published": published_value,
+        "warehouse": warehouse,
+        "warehouse_rounded": None,
+        "difference": None if warehouse is None else round(warehouse - published_value, 9),
+        "alt_figure": None,
+        "alt_value": None,
+        "status": status,
+        "explanation": None,
+        "source": source,
+    }
+
+
+COMPARISON = pl.DataFrame(
+    [
+        _row("crsarena.votes", "match", 187, 187.0, "README <b>"),
+        _row("crsarena.elo.open.kbrd", "differs", 1012, 1003.25, "analysis.ipynb"),
+        _row("crsarena.corr.elo.pearson", "match", 0.5, 0.5, "analysis.ipynb"),
+        _row("cosrec.conversations", "corpus not present in this warehouse", 10, None, "card"),
+    ],
+    schema=COLUMNS,
+)
+PRECISION = {"crsarena.votes": 0, "crsarena.elo.open.kbrd": 0, "crsarena.corr.elo.pearson": 2}
+PRECISION["cosrec.conversations"] = 0
+
+
+@pytest.mark.parametrize(
+    ("figure_id", "folded"),
+    [
+        ("crsarena.elo.open.kbrd_redial", True),
+        ("crsarena.dialogues.open.kbrd", True),
+        ("crsarena.corr.elo.pearson", False),
+        ("crsarena.vote_result.open.a_wins", False),
+        ("crsarena.dialogues.open", False),
+        ("crsarena.votes", False),
+        ("cosrec.crowd.utterances.user", False),
+    ],
+)
+def test_per_system_figures_are_four_part_crsarena_ids(figure_id: str, folded: bool) -> None:
+    assert published.per_system(figure_id) is folded
+
+
+def test_format_row_uses_the_published_precision() -> None:
+    row = {"figure": "f", "status": "s", "definition": None, "explanation": None}
+    shown = published.format_row(
+        {**row, "published": 2329.0, "warehouse": 2329.0, "difference": 0.0}, 0
+    )
+    assert (shown["published"], shown["warehouse"], shown["difference"]) == ("2,329", "2,329", "0")
+    shown = published.format_row(
+        {**row, "published": 3.14, "warehouse": 3.14159, "difference": 0.0}, 2
+    )
+    assert (shown["published"], shown["warehouse"], shown["difference"]) == (
+        "3.14",
+        "3.1416",
+        "0.00",
+    )
+    shown = published.format_row(
+        {**row, "published": 1012.0, "warehouse": 1003.25, "difference": -9.0}, 0
+    )
+    assert (shown["warehouse"], shown["difference"]) == ("1,003.25", "-9")
+    shown = published.format_row(
+        {**row, "published": 1500.0, "warehouse": None, "difference": None}, -2
+    )
+    assert (shown["published"], shown["warehouse"], shown["difference"]) == ("1,500", None, None)
+
+
+def test_corpus_block_folds_per_system_figures_and_escapes_sources() -> None:
+    block = published.corpus_html(COMPARISON, "crsarena", PRECISION, "CRSArena-Dial")
+    assert block.startswith("<h3>CRSArena-Dial</h3>")
+    main, folded = block.split("<details>")
+    assert "figure crsarena.votes" in main and "figure crsarena.corr.elo.pearson" in main
+    assert "figure crsarena.elo.open.kbrd" not in main
+    assert "<summary>Per-system figures (1: 1 differs)</summary>" in folded
+    assert "figure crsarena.elo.open.kbrd" in folded
+    assert folded.endswith('<p class="caption">Sources: README &lt;b&gt; | analysis.ipynb</p>')
+    assert published.corpus_html(COMPARISON, "recoreact", PRECISION) is None
+    assert "<details>" not in published.corpus_html(COMPARISON, "cosrec", PRECISION, "CoSRec")
+
+
+def test_summary_counts_every_status() -> None:
+    assert published.summary_html(COMPARISON) == (
+        "<p>Figures compared: <strong>1</strong> corpus not present in this warehouse, "
+        "<strong>1</strong> differs, <strong>2</strong> match (of 4).</p>"
+    )
+
+
+def test_show_comparison_writes_the_table_and_shows_one_block_per_corpus(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from csrwh import report
+
+    shown: list[str] = []
+    rows = [{"figure_id": k, "precision": str(v)} for k, v in PRECISION.items()]
+    monkeypatch.setenv(report.ENV_TABLES, str(tmp_path))
+    monkeypatch.setattr(figures, "compare", lambda con, present, published_rows: COMPARISON)
+    monkeypatch.setattr(published, "show_html", shown.append)
+    result = published.show_comparison(None, {"crsarena": ["open"]}, rows)
+    assert result is COMPARISON
+    assert (tmp_path / "published_vs_warehouse.csv").read_text(encoding="utf-8").splitlines()[
+        0
+    ] == ",".join(figures.COMPARISON_COLUMNS)
+    assert shown[0] == published.summary_html(COMPARISON)
+    # in display order (CORPUS_NAMES): CoSRec before CRSArena-Dial, absent corpora skipped
+    assert [s[: s.index("</h3>")] for s in shown[1:]] == ["<h3>CoSRec", "<h3>CRSArena-Dial"]
