@@ -5,15 +5,22 @@ Usage::
     .venv/bin/python benchmarks/build.py                      # ../shared/corpora
     .venv/bin/python benchmarks/build.py --data /path/to/corpora --repeat 3
     .venv/bin/python benchmarks/build.py --sample-scale 100   # the generated sample, x100
+    .venv/bin/python benchmarks/build.py --change cosrec/dataset/crowd/conversations.jsonl
 
-One run, in this order, each step a fresh subprocess (imports included, as a user runs it; peak
-RSS is that process's own):
+The corpora are copied to a temporary folder first (step 3 edits one file). One run, in this
+order, each step a fresh subprocess (imports included, as a user runs it; peak RSS is that
+process's own, ``ru_maxrss``):
 
-1. **cold build**: `csrwh.build.build` with the expectations gate into a new warehouse. The
-   gate's SQL is captured as it runs (a SQLAlchemy ``before_cursor_execute`` listener; Great
-   Expectations reaches DuckDB through duckdb-engine).
+1. **cold build**: `csrwh.build.build` with the expectations gate into a new warehouse, with a
+   fresh dbt target (dbt parses the whole project). The gate's SQL is captured as it runs (a
+   SQLAlchemy ``before_cursor_execute`` listener; Great Expectations reaches DuckDB through
+   duckdb-engine).
 2. **no-change rebuild**: the same build again (nothing changed: must stay under 2 s).
-3. **floor**: on a copy of the published warehouse, with no dbt and no GX, in one DuckDB
+3. **one-file change rebuild**: the last line of one file (``--change``, default a CoSRec
+   keywords file) removed, the same build again: it re-ingests that file, rebuilds the raw
+   table's descendants from a copy of the published warehouse with dbt's partial parse, and
+   re-runs only the expectation suites of what it rebuilt (target ≤ 30% of the cold build).
+4. **floor**: on a copy of the published warehouse, with no dbt and no GX, in one DuckDB
    connection (default threads), it executes:
 
    * **ingest floor** — the bare DuckDB scan of the same files (``benchmarks/ingest.py``'s
@@ -26,7 +33,8 @@ RSS is that process's own):
    * **gate floor** — every captured statement of the gate that reads the warehouse's tables,
      replayed with its parameters (GX's own catalogue reflection is left out of the floor).
 
-It prints build ÷ floor per phase and peak RSS, the figures BENCHMARKS.md records. Ratios come
+It prints build ÷ floor per phase, dbt's parse time (cold: full parse; rebuild: partial), the
+rebuilds' walls and peak RSS, the figures BENCHMARKS.md records. Ratios come
 from one run on one machine, so they hold even when the machine is shared and noisy.
 """
 
@@ -38,6 +46,7 @@ import os
 import re
 import resource
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -49,6 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
 sys.path.insert(0, str(ROOT))
 DEFAULT_REAL = Path(os.environ.get("CSRWH_SHARED_CORPORA") or ROOT.parent / "shared" / "corpora")
+DEFAULT_CHANGE = "cosrec/dataset/crowd/keywords.jsonl"
 
 # statements of the gate that are GX/SQLAlchemy catalogue reflection, not checks of the data
 _REFLECTION = re.compile(
@@ -92,6 +102,10 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
         "published": result.published,
         "peak_rss_mb": _peak_rss_mb(),
         "dbt_seconds": result.dbt.seconds if result.dbt is not None else None,
+        "dbt_parse_seconds": result.dbt.parse_seconds if result.dbt is not None else None,
+        "dbt_full_parse_reason": result.dbt.full_parse_reason if result.dbt is not None else None,
+        "dbt_nodes_run": result.dbt.n_nodes if result.dbt is not None else 0,
+        "notes": result.notes,
     }
     if capture:
         Path(capture).write_text(
@@ -239,12 +253,24 @@ def _run_child(name: str, *args: str, env: dict | None = None) -> dict:
 # ----------------------------------------------------------------------------- orchestration
 
 
-def bench(data: Path, work: Path) -> dict:
+def _drop_last_line(path: Path) -> None:
+    path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    lines = path.read_bytes().splitlines(True)
+    path.write_bytes(b"".join(lines[:-1]))
+
+
+def bench(source: Path, work: Path, change: str) -> dict:
+    data = work / "data"
+    shutil.copytree(source, data)
     warehouse = work / "warehouse" / "csr.duckdb"
     target = work / "target"
+    cold_target = work / "cold_target"  # the cold build's manifest and run results (the floor's)
     capture = work / "gate_sql.json"
     env = dict(os.environ, DO_NOT_TRACK="1", CSRWH_DBT_TARGET_PATH=str(target))
     cold = _run_child("build", str(data), str(warehouse), str(capture), env=env)
+    cold_target.mkdir()
+    for name in ("manifest.json", "run_results.json"):
+        shutil.copy2(target / name, cold_target / name)
     run_results = json.loads((target / "run_results.json").read_text())
     cold["dbt_run_elapsed"] = run_results["elapsed_time"]
     cold["dbt_nodes"] = len(run_results["results"])
@@ -252,8 +278,11 @@ def bench(data: Path, work: Path) -> dict:
     floor_copy.parent.mkdir()
     shutil.copy2(warehouse, floor_copy)
     warm = _run_child("build", str(data), str(warehouse), "", env=env)
-    floor = _run_child("floor", str(data), str(floor_copy), str(target), str(capture), env=env)
-    return {"cold": cold, "warm": warm, "floor": floor}
+    _drop_last_line(data / change)
+    changed = _run_child("build", str(data), str(warehouse), "", env=env)
+    changed["file"] = change
+    floor = _run_child("floor", str(data), str(floor_copy), str(cold_target), str(capture), env=env)
+    return {"cold": cold, "warm": warm, "changed": changed, "floor": floor}
 
 
 def report(data: Path, r: dict) -> None:
@@ -287,8 +316,25 @@ def report(data: Path, r: dict) -> None:
         "slowest models in the floor: "
         + ", ".join(f"{name} {sec:.1f} s" for sec, name in floor["slowest_models"])
     )
-    print(f"peak RSS: build {cold['peak_rss_mb']:.0f} MB, floor {floor['peak_rss_mb']:.0f} MB")
+    changed = r["changed"]
+    print(
+        f"peak RSS: cold build {cold['peak_rss_mb']:.0f} MB, one-file rebuild "
+        f"{changed['peak_rss_mb']:.0f} MB, floor {floor['peak_rss_mb']:.0f} MB"
+    )
     print(f"no-change rebuild: {warm['wall']:.1f} s wall (up to date: {warm['up_to_date']})")
+    print(
+        f"one-file change rebuild ({changed['file']}): {changed['wall']:.1f} s wall = "
+        f"{changed['wall'] / cold['wall']:.0%} of the cold build; {changed['dbt_nodes_run']} of "
+        f"{cold['dbt_nodes']} dbt nodes; steps "
+        + ", ".join(f"{k} {v:.1f}" for k, v in changed["steps"].items())
+    )
+    print("  " + " | ".join(changed["notes"]))
+    print(
+        f"dbt parse: cold {cold['dbt_parse_seconds'] or float('nan'):.1f} s "
+        f"(full: {cold['dbt_full_parse_reason']}), rebuild "
+        f"{changed['dbt_parse_seconds'] or float('nan'):.1f} s "
+        f"({'full: ' + changed['dbt_full_parse_reason'] if changed['dbt_full_parse_reason'] else 'partial'})"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -306,6 +352,11 @@ def main(argv: list[str] | None = None) -> int:
         "--sample-scale", type=int, default=None, help="use the generated sample at this scale"
     )
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--change",
+        default=DEFAULT_CHANGE,
+        help=f"file (relative to the corpora folder) whose last line step 3 removes (default {DEFAULT_CHANGE})",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the raw figures here")
     args = parser.parse_args(argv)
     results = []
@@ -320,7 +371,9 @@ def main(argv: list[str] | None = None) -> int:
                 generate(data, scale=args.sample_scale, seed=0)
             if not data.is_dir():
                 sys.exit(f"no corpora at {data}")
-            result = bench(data, work)
+            if not (data / args.change).is_file():
+                sys.exit(f"--change {args.change}: no such file in {data}")
+            result = bench(data, work / "run", args.change)
             print(f"run {attempt + 1}")
             report(data, result)
             results.append(result)

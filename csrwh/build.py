@@ -27,6 +27,20 @@ cannot be replaced, ``<warehouse>.failed-<build id>``) for inspection; an interr
 (SIGINT/SIGTERM at any phase) removes it and exits 130/143. Neither touches the published
 file, and neither exits 0.
 
+Rebuilds: a build whose inputs or project changed rebuilds only what changed. It compares the
+landed files (``raw.ingest_files``) with the published build's and runs ``dbt build --select
+source:raw.<table>+ ...`` for the raw tables whose files changed, plus ``state:modified+``
+against the published build's manifest (kept in ``<warehouse>.build/state/``) when the project
+changed, on the copy of the published warehouse; then only the suites of the re-ingested raw
+tables, the rebuilt models and the changed suite files run, and the published build's results
+of the others are copied into ``main.dq_results`` under the new build id. Without a usable
+saved state (missing, of another build, other csrwh/dbt version, changed dbt_project.yml or
+profile) it builds in full and says why in one line; ``full`` (``--full``) asks for that. dbt
+sees the working file as ``<warehouse>.build/<warehouse name>`` (a hard link for the dbt phase)
+so its profile, and so its partial parse, stay the same between builds; DuckDB gets the
+machine's ``memory_limit``/``threads`` and ``<warehouse>.build/tmp`` to spill to, in ingest and
+in dbt (:func:`csrwh.config.duckdb_settings`).
+
 Output: by default a build shows one progress bar per phase on a terminal (dbt's bar counts its
 nodes from dbt's events) and leaves one line per phase; elsewhere (CI, pipes) it prints one line
 per phase (``phase <name> · build <id>``; dbt's line, printed when its first node starts, reads
@@ -44,6 +58,8 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import inspect
+import json
 import os
 import shutil
 import signal
@@ -61,7 +77,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
 from csrwh import __version__
-from csrwh.config import PROJECT_ROOT
+from csrwh.config import PROJECT_ROOT, duckdb_settings
 from csrwh.dbt_runner import DbtOutcome, dbt_target_path, run_dbt
 from csrwh.errors import CsrwhError
 from csrwh.lock import BuildLock, LockInfo, not_writable_error
@@ -110,6 +126,28 @@ class BuildResult:
 def building_path(warehouse: Path, build_id: str | None = None) -> Path:
     """The working file of build ``build_id`` (``<warehouse>.building-<id>``)."""
     return warehouse.with_name(warehouse.name + ".building" + (f"-{build_id}" if build_id else ""))
+
+
+def build_dir(warehouse: Path) -> Path:
+    """``<warehouse>.build/``: what builds keep beside the warehouse (module doc, "Rebuilds")."""
+    return warehouse.with_name(warehouse.name + ".build")
+
+
+def dbt_path(warehouse: Path) -> Path:
+    """The stable name dbt's profile sees during the dbt phase (a hard link to the working file):
+    ``<warehouse>.build/<warehouse name>``. dbt reparses every file when the profile's path
+    changes; one name per warehouse keeps its partial parse."""
+    return build_dir(warehouse) / warehouse.name
+
+
+def temp_dir(warehouse: Path) -> Path:
+    """DuckDB's ``temp_directory`` (spill files) for builds of ``warehouse``."""
+    return build_dir(warehouse) / "tmp"
+
+
+def state_dir(warehouse: Path) -> Path:
+    """The published build's dbt manifest and ``build.json`` (what a selective rebuild compares)."""
+    return build_dir(warehouse) / "state"
 
 
 def failed_path(warehouse: Path) -> Path:
@@ -385,6 +423,7 @@ class _State:
 
     fingerprint: str | None = None
     inputs_digest: str | None = None
+    build_id: str | None = None
     corpora: set[str] = field(default_factory=set)
     # (corpus, source_path, md5 of the record's bytes) -> how many
     rejects: dict[tuple[str, str, str], int] = field(default_factory=dict)
@@ -435,6 +474,7 @@ def _read_state(database: Path, tables: list[str] | None = None, full: bool = Tr
                 state.inputs_digest = con.execute(
                     "select inputs_digest from w.main.build_info"
                 ).fetchone()[0]
+            state.build_id = con.execute("select build_id from w.main.build_info").fetchone()[0]
         if full and ("raw", "ingest_files") in present:
             state.corpora = {
                 c
@@ -477,18 +517,36 @@ def _sql_str(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
-def _inputs_digest(database: Path) -> str:
-    """sha256 over every landed file (corpus, table, path, sha256): what the marts are built from."""
+def _ingest_files(database: Path) -> list[tuple[str, str, str, str]]:
+    """Every landed file: (corpus, raw table, source path, sha256), sorted; [] before any ingest."""
     import duckdb
 
     con = duckdb.connect(":memory:")
     try:
         con.execute(f"attach '{_sql_str(database)}' as w (read_only)")
-        rows = con.execute(
+        present = con.execute(
+            "select count(*) from duckdb_tables() where database_name = 'w' "
+            "and schema_name = 'raw' and table_name = 'ingest_files'"
+        ).fetchone()[0]
+        if not present:
+            return []
+        return con.execute(
             "select corpus, table_name, source_path, file_sha256 from w.raw.ingest_files order by all"
         ).fetchall()
     finally:
         con.close()
+
+
+def changed_raw_tables(
+    before: list[tuple[str, str, str, str]], after: list[tuple[str, str, str, str]]
+) -> set[str]:
+    """Raw tables (``cosrec__conversations``) one of whose files was added, removed or changed."""
+    return {table for _, table, _, _ in set(before) ^ set(after)}
+
+
+def _inputs_digest(database: Path) -> str:
+    """sha256 over every landed file (corpus, table, path, sha256): what the marts are built from."""
+    rows = _ingest_files(database)
     digest = hashlib.sha256()
     for row in rows:
         digest.update("\t".join(str(v) for v in row).encode("utf-8") + b"\n")
@@ -571,6 +629,121 @@ def _record_volumes(
     )
 
 
+# --------------------------------------------------------------------------- selective rebuilds
+
+
+def _state_compat() -> dict[str, str]:
+    """What must be equal for a saved dbt state to be compared with: tool versions and the
+    project files dbt's state comparison does not see through (vars, profile settings)."""
+    from dbt.version import __version__ as dbt_version
+
+    files = hashlib.sha256()
+    for name in ("dbt_project.yml", "profiles/profiles.yml"):
+        files.update((PROJECT_ROOT / name).read_bytes() + b"\0")
+    return {"csrwh": __version__, "dbt": str(dbt_version), "project_files": files.hexdigest()}
+
+
+def _saved_state(warehouse: Path, published_build: str | None) -> tuple[str | None, dict]:
+    """(why the saved state cannot be used or None, build.json with raw_sources as a set)."""
+    folder = state_dir(warehouse)
+    try:
+        info = json.loads((folder / "build.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return f"no saved dbt state of the published build in {folder}", {}
+    if not (folder / "manifest.json").is_file():
+        return f"no saved dbt manifest in {folder}", {}
+    if info.get("build_id") != published_build:
+        saved = info.get("build_id")
+        return (
+            f"the saved dbt state is of build {saved}, not of the published {published_build}",
+            {},
+        )
+    compat = info.get("compat", {})
+    now = _state_compat()
+    for key, what in (
+        ("csrwh", "csrwh's version"),
+        ("dbt", "dbt's version"),
+        ("project_files", "dbt_project.yml or profiles/profiles.yml"),
+    ):
+        if compat.get(key) != now[key]:
+            return f"{what} changed since the published build", {}
+    info["raw_sources"] = set(info.get("raw_sources", []))
+    return None, info
+
+
+@dataclass
+class _Selection:
+    """A selective rebuild: the raw tables whose files changed and whether project code did."""
+
+    raw_tables: set[str]
+    code_changed: bool
+    saved_suites: dict[str, str]
+
+    @property
+    def select(self) -> list[str]:
+        out = [f"source:raw.{table}+" for table in sorted(self.raw_tables)]
+        if self.code_changed:
+            out.append("state:modified+")
+        return out
+
+    def describe(self) -> str:
+        tables = ", ".join(sorted(self.raw_tables)) or "none"
+        code = "; models, tests or suites changed (state:modified+)" if self.code_changed else ""
+        return f"raw tables re-ingested: {tables}{code}; the rest is carried over from the published build"
+
+    def suites(self, outcome: DbtOutcome) -> list[str]:
+        """Suites to re-run: of re-ingested raw tables, of models dbt rebuilt, changed suites."""
+        from csrwh.validation.suites import load_suites, suite_digests
+
+        tables = {f"raw.{t}" for t in self.raw_tables}
+        tables |= {
+            f"main.{uid.split('.')[-1]}" for uid in outcome.timings if uid.startswith("model.")
+        }
+        digests = suite_digests()
+        return [
+            spec.name
+            for spec in load_suites()
+            if spec.table in tables or self.saved_suites.get(spec.name) != digests.get(spec.name)
+        ]
+
+
+def _carry_over(database: Path, previous: str, build_id: str, outcome: DbtOutcome) -> None:
+    """Copy into ``build_id`` the published build's dq_results of what this build did not check
+    again (suites not re-run, open_vocabulary tests dbt did not run), so the build's results
+    describe the whole warehouse. Their ``validated_at`` stays the original one."""
+    import duckdb
+
+    from csrwh.novelty import OPEN_VOCABULARY
+    from csrwh.validation.suites import load_suites
+
+    suites = [spec.name for spec in load_suites()]
+    executed = list(outcome.timings)
+    with duckdb.connect(str(database)) as con:
+        present = con.execute(
+            "select count(*) from duckdb_tables() where schema_name = 'main' "
+            "and table_name = 'dq_results'"
+        ).fetchone()[0]
+        if not present:
+            return
+        columns = [
+            c
+            for (c,) in con.execute(
+                "select column_name from duckdb_columns() where schema_name = 'main' "
+                "and table_name = 'dq_results' and column_name <> 'run_id' order by column_index"
+            ).fetchall()
+        ]
+        listed = ", ".join(f'"{c}"' for c in columns)
+        con.execute(
+            f"insert into main.dq_results (run_id, {listed}) "
+            f"select ?, {listed} from main.dq_results as published "
+            "where published.run_id = ? and ("
+            "  (list_contains(?, published.suite) and published.suite not in "
+            "     (select suite from main.dq_results where run_id = ?))"
+            "  or (published.suite = ? and not list_contains(?, published.expectation)))",
+            [build_id, previous, suites, build_id, OPEN_VOCABULARY, executed],
+        )
+
+
 # --------------------------------------------------------------------------- the build
 
 
@@ -588,10 +761,12 @@ def build(
     max_shrink: float = DEFAULT_MAX_SHRINK,
     wait: bool = False,
     verbose: bool = False,
+    full: bool = False,
 ) -> BuildResult:
     """Build the warehouse from `data_dir` and publish it to `warehouse` if every step passes.
 
-    ``verbose`` shows dbt's per-node lines as they come (module doc, "Output")."""
+    ``verbose`` shows dbt's per-node lines as they come (module doc, "Output"); ``full`` runs
+    every dbt node and every suite instead of only what changed (module doc, "Rebuilds")."""
     build_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     warehouse = Path(warehouse)
     job = _Build(
@@ -607,6 +782,7 @@ def build(
         allow_shrink,
         max_shrink,
         verbose,
+        full,
     )
     _ensure_folder(warehouse.parent)
     with _SignalGuard() as guard:
@@ -701,6 +877,7 @@ class _Build:
         allow_shrink: bool,
         max_shrink: float,
         verbose: bool = False,
+        full: bool = False,
     ) -> None:
         self.build_id = build_id
         self.data_dir = data_dir
@@ -719,7 +896,14 @@ class _Build:
         self.result = BuildResult(build_id=build_id, warehouse=warehouse, published=False)
         self.dbt_open = False
         self.verbose = verbose
+        self.full = full
         self.display = _Display(console, build_id, verbose)
+        # the file dbt's profile points at (dbt_path(); the working file if no link can be made)
+        self.dbt_db = self.work
+        # the published build's landed files, read from the working copy before ingest
+        self.published_files: list[tuple[str, str, str, str]] = []
+        # the next saved state (dbt manifest + build.json), moved into place on publish
+        self.new_state = build_dir(warehouse) / f"state.new-{build_id}"
 
     # -- phases ---------------------------------------------------------------------
     def enter(self, phase: str) -> None:
@@ -749,6 +933,10 @@ class _Build:
                 self.note(
                     f"removed {leftover.name}, the working file of a build that did not finish"
                 )
+        # a dead build's hard link for dbt and half-written states (we hold the lock)
+        _remove_db(dbt_path(self.warehouse))
+        for stale in build_dir(self.warehouse).glob("state.*-*"):
+            shutil.rmtree(stale, ignore_errors=True)
 
     def run(self) -> BuildResult:
         from ingest import run_ingest
@@ -764,11 +952,13 @@ class _Build:
             if wal_path(warehouse).exists():
                 self._fold_wal()
         published_state = self._published_state()
+        if work.exists():
+            self.published_files = _ingest_files(work)
         result.seconds["copy"] = time.perf_counter() - started
 
         self.enter("ingest")
         step = time.perf_counter()
-        summary = run_ingest(self.data_dir, work, corpora=self.corpora)
+        summary = self._ingest(run_ingest)
         self.guard.check()
         result.seconds["ingest"] = time.perf_counter() - step
         result.records_rejected = summary.records_rejected
@@ -812,6 +1002,7 @@ class _Build:
             _record_volumes(work, self.build_id, volumes, self.allow_shrink)
             self.refuse(refusals)
 
+        selection = self._plan(published_state, fingerprint)
         log_file = dbt_log_path(self.build_id)
         self.display.log_file = log_file
         self.enter("dbt")
@@ -820,21 +1011,28 @@ class _Build:
             console.print(
                 f"[bold]dbt build[/bold] (staging views, marts, tests; also in {escape(str(log_file))})"
             )
+        self.dbt_db = self._link_for_dbt()
         self.dbt_open = True
+        args = ["build"]
+        if selection is not None:
+            args += ["--select", *selection.select, "--state", str(state_dir(warehouse))]
         try:
             with _quiet_dbt_interrupt(self.guard):
                 outcome = run_dbt(
-                    ["build"],
-                    work,
+                    args,
+                    self.dbt_db,
                     quiet=not self.verbose,
                     log_file=log_file,
                     on_event=self.display.dbt_event,
+                    temp_dir=temp_dir(warehouse),
                 )
         except CsrwhError:
             self.guard.check()  # dbt reports an interrupt as "could not run"
             raise
         self.dbt_open = False
+        self._unlink_for_dbt()
         self.guard.check()
+        self._stage_state()
         result.dbt = outcome
         result.seconds["dbt"] = time.perf_counter() - step
         failures: list[str] = []
@@ -863,11 +1061,17 @@ class _Build:
             result.novelties = report_novelties(work, self.build_id, result.dbt, console)
             result.seconds["novelty"] = time.perf_counter() - step
             _record_build(work, self.build_id, self.data_dir, fingerprint, inputs)
+            suites = None if selection is None else selection.suites(outcome)
             for gate in self.gates:
                 step = time.perf_counter()
-                failures.extend(gate(work, self.build_id))
+                if suites is not None and "suites" in inspect.signature(gate).parameters:
+                    failures.extend(gate(work, self.build_id, suites=suites))
+                else:
+                    failures.extend(gate(work, self.build_id))
                 self.guard.check()  # GX reports an interrupt as a failed expectation
                 result.seconds[getattr(gate, "__name__", "gate")] = time.perf_counter() - step
+            if selection is not None and published_state is not None and published_state.build_id:
+                _carry_over(work, published_state.build_id, self.build_id, outcome)
 
         if failures:
             kept = self.keep_failed()
@@ -903,9 +1107,118 @@ class _Build:
                 )
             os.replace(work, warehouse)
             result.published = True
+            self._publish_state()
         self.guard.check()
         result.seconds["total"] = time.perf_counter() - started
         return result
+
+    # -- ingest, selection and dbt's state ---------------------------------------------
+    def _ingest(self, run_ingest: Callable[..., object]) -> object:
+        """Ingest through a connection with the build's DuckDB settings (memory, threads, spill)."""
+        import duckdb
+
+        folder = temp_dir(self.warehouse)
+        folder.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(str(self.work), config=duckdb_settings(folder))
+        failed = True
+        try:
+            summary = run_ingest(self.data_dir, con, corpora=self.corpora)
+            failed = False
+        finally:
+            try:
+                con.close()  # checkpoints: can itself hit a full disk
+            except duckdb.Error:
+                if not failed:  # never mask the error that ended the run
+                    raise
+        return summary
+
+    def _plan(self, published: _State | None, fingerprint: str) -> _Selection | None:
+        """What dbt builds: None = every node; else the raw tables that changed and their
+        descendants, plus what changed in the project (dbt ``state:modified+``)."""
+        if self.full_refresh or published is None:
+            return None
+        if self.full:
+            console.print("full build: --full")
+            return None
+        problem, saved = _saved_state(self.warehouse, published.build_id)
+        changed = changed_raw_tables(self.published_files, _ingest_files(self.work))
+        if problem is None:
+            unknown = sorted(changed - saved.get("raw_sources", set()))
+            if unknown:
+                problem = f"raw table(s) {', '.join(unknown)} are not sources in the saved manifest"
+        if problem is not None:
+            console.print(f"full build: {escape(problem)}", soft_wrap=True)
+            self.result.notes.append(f"full build: {problem}")
+            return None
+        selection = _Selection(
+            raw_tables=changed,
+            code_changed=published.fingerprint != fingerprint,
+            saved_suites=saved.get("suites", {}),
+        )
+        console.print(f"selective build: {escape(selection.describe())}", soft_wrap=True)
+        self.result.notes.append(f"selective build: {selection.describe()}")
+        return selection
+
+    def _link_for_dbt(self) -> Path:
+        """Hard-link the working file to dbt_path() so dbt's profile path never changes."""
+        link = dbt_path(self.warehouse)
+        try:
+            link.parent.mkdir(parents=True, exist_ok=True)
+            _remove_db(link)
+            os.link(self.work, link)
+        except OSError as exc:
+            console.print(
+                f"note: cannot hard-link {self.work.name} to {link} ({exc.strerror}); dbt will "
+                "reparse the project"
+            )
+            return self.work
+        return link
+
+    def _unlink_for_dbt(self) -> None:
+        if self.dbt_db != self.work:
+            if wal_path(self.dbt_db).exists():  # dbt's database was not checkpointed
+                raise CsrwhError(
+                    f"build {self.build_id}: {wal_path(self.dbt_db)} still holds unwritten changes",
+                    hint="another process may have the building database open; retry the build",
+                )
+            _remove_db(self.dbt_db)
+            self.dbt_db = self.work
+
+    def _stage_state(self) -> None:
+        """Keep this dbt run's manifest for the next build (published with the warehouse)."""
+        shutil.rmtree(self.new_state, ignore_errors=True)
+        manifest = dbt_target_path() / "manifest.json"
+        if not manifest.is_file():
+            return
+        from csrwh.validation.suites import suite_digests
+
+        self.new_state.mkdir(parents=True)
+        shutil.copy2(manifest, self.new_state / "manifest.json")
+        sources = sorted(
+            node["name"]
+            for node in json.loads(manifest.read_text("utf-8")).get("sources", {}).values()
+            if node.get("source_name") == "raw"
+        )
+        info = {
+            "build_id": self.build_id,
+            "compat": _state_compat(),
+            "raw_sources": sources,
+            "suites": suite_digests(),
+        }
+        (self.new_state / "build.json").write_text(json.dumps(info, indent=1), "utf-8")
+
+    def _publish_state(self) -> None:
+        """Replace the saved state by this build's (after the warehouse was published)."""
+        current = state_dir(self.warehouse)
+        old = current.with_name(f"state.old-{self.build_id}")
+        try:
+            if current.exists():
+                os.replace(current, old)
+            if self.new_state.exists():
+                os.replace(self.new_state, current)
+        except OSError as exc:  # the next build notices the missing state and builds in full
+            self.note(f"could not save dbt's state in {current} ({exc.strerror})")
+        shutil.rmtree(old, ignore_errors=True)
 
     # -- checks ---------------------------------------------------------------------
     def _check_no_writer(self) -> None:
@@ -1054,9 +1367,13 @@ class _Build:
             try:
                 from csrwh.dbt_runner import release_database
 
-                release_database(self.work)
+                release_database(self.dbt_db)
             except Exception:  # noqa: BLE001, S110 - cleanup must go on
                 pass
+        if self.dbt_db != self.work:
+            _remove_db(self.dbt_db)  # the hard link (and a WAL of it) only; never raises
+            self.dbt_db = self.work
+        shutil.rmtree(self.new_state, ignore_errors=True)
         if not self.result.published:
             _remove_db(self.work)
 

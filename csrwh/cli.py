@@ -46,6 +46,27 @@ def _root(
     with dbt, gate them with expectations and query them."""
 
 
+def _complete_corpus(incomplete: str) -> list[str]:
+    """Shell completion of corpus names: every name and alias of the corpus registry."""
+    from ingest import registry
+
+    return [n for n in registry.all_names() if n.startswith(incomplete.lower())]
+
+
+def _corpus_ids(names: list[str] | None) -> list[str]:
+    """Corpus names (ids, folders, titles or aliases) as the corpus registry's ids; a name the
+    registry does not know is passed on unchanged for the command to report."""
+    from ingest import registry
+
+    out = []
+    for name in names or ():
+        try:
+            out.append(registry.lookup(name).id)
+        except KeyError:
+            out.append(name)
+    return out
+
+
 DataDirOpt = typer.Option(
     None, "--data-dir", envvar="CSRWH_DATA_DIR", help="Corpora folder (default data/raw)."
 )
@@ -76,7 +97,9 @@ def sample(
 
 @app.command()
 def fetch(
-    corpora: list[str] | None = typer.Argument(None, help="Corpora to fetch (default: all)."),
+    corpora: list[str] | None = typer.Argument(
+        None, help="Corpora to fetch (default: all).", autocompletion=_complete_corpus
+    ),
     from_zip: Path | None = typer.Option(
         None, "--from-zip", help="ConvSearch: the main-part zip you downloaded by hand."
     ),
@@ -93,7 +116,7 @@ def fetch(
 @app.command()
 def ingest(
     corpora: list[str] | None = typer.Argument(
-        None, help="Corpora to ingest (default: all present)."
+        None, help="Corpora to ingest (default: all present).", autocompletion=_complete_corpus
     ),
     strict: bool = typer.Option(
         False, "--strict", help="Exit non-zero (3) if any record is rejected."
@@ -126,7 +149,7 @@ def ingest(
 @app.command()
 def build(
     corpora: list[str] | None = typer.Argument(
-        None, help="Corpora to ingest (default: all present)."
+        None, help="Corpora to ingest (default: all present).", autocompletion=_complete_corpus
     ),
     strict: bool = typer.Option(
         False, "--strict", help="Fail the build if any record is rejected."
@@ -135,6 +158,12 @@ def build(
         False,
         "--full-refresh",
         help="Start from an empty database instead of the last published one.",
+    ),
+    full: bool = typer.Option(
+        False,
+        "--full",
+        help="Run every dbt node and every expectation suite, not only what the changed input "
+        "files and project files affect.",
     ),
     allow_rejects: bool = typer.Option(
         False,
@@ -147,6 +176,7 @@ def build(
         help="Publish without this corpus although the published warehouse has it "
         "(its folder is gone); repeatable.",
         metavar="NAME",
+        autocompletion=_complete_corpus,
     ),
     allow_shrink: bool = typer.Option(
         False,
@@ -187,6 +217,7 @@ def build(
         allow_shrink=allow_shrink,
         wait=wait,
         verbose=verbose,
+        full=full,
     )
     if result.up_to_date:
         console.print(f"{target} is up to date ({result.summary()})")
@@ -319,7 +350,10 @@ def export(
         help="Conversation records as parquet, jsonl or hf (datasets save_to_disk).",
     ),
     corpus: list[str] | None = typer.Option(
-        None, "--corpus", help="Export only this corpus (repeat for several; default: all)."
+        None,
+        "--corpus",
+        help="Export only this corpus (repeat for several; default: all).",
+        autocompletion=_complete_corpus,
     ),
     trec: bool = typer.Option(
         False, "--trec", help="Also write CoSRec's qrels and topics as TREC files to <out>/trec."
@@ -338,7 +372,7 @@ def export(
         config.resolve_warehouse(warehouse),
         out,
         output_format=output_format,
-        corpora=corpus or (),
+        corpora=_corpus_ids(corpus),
         trec_dir=trec_dir if trec_dir is not None else (out / "trec" if trec else None),
     )
     from rich.markup import escape

@@ -28,3 +28,96 @@ def resolve_warehouse(value: str | os.PathLike[str] | None = None) -> Path:
         value if value not in (None, "") else os.environ.get("CSRWH_WAREHOUSE") or DEFAULT_WAREHOUSE
     )
     return Path(raw).expanduser().resolve()
+
+
+# --------------------------------------------------------------------------- DuckDB resources
+
+#: the most memory a build lets DuckDB use (``memory_limit``), whatever the machine has. Not
+#: 1 GiB: DuckDB keeps every JSON parse of a 2048-row chunk until the chunk is done, and
+#: staging.stg_recllmsim__messages (unnesting whole-file payloads) needs ~1.6 GB on the real
+#: corpora; under 1 GiB it fails with "Out of Memory Error" (BENCHMARKS.md, build).
+MAX_MEMORY_LIMIT_MB = 3072
+#: share of the machine's RAM a build lets DuckDB use when that is less than the cap
+MEMORY_SHARE = 0.40
+MEMORY_LIMIT_ENV = "CSRWH_MEMORY_LIMIT"
+THREADS_ENV = "CSRWH_THREADS"
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+}
+
+
+def _machine_memory_mb() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not Linux/macOS
+        return 4096
+
+
+def _machine_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def memory_limit_mb() -> int:
+    """DuckDB's ``memory_limit`` for builds and ingest, in MiB.
+
+    ``$CSRWH_MEMORY_LIMIT`` (``512MB``, ``1.5GB``, ``800`` = MiB) wins; otherwise
+    min(3 GiB, 40% of the machine's RAM)."""
+    from csrwh.errors import CsrwhError
+
+    raw = os.environ.get(MEMORY_LIMIT_ENV, "").strip().lower().replace(" ", "")
+    if not raw:
+        return max(64, min(MAX_MEMORY_LIMIT_MB, int(_machine_memory_mb() * MEMORY_SHARE)))
+    number = raw.rstrip("kmgib")
+    unit = raw[len(number) :] or "mib"
+    try:
+        value = float(number) * _UNITS[unit] / 2**20
+    except (ValueError, KeyError):
+        raise CsrwhError(
+            f"{MEMORY_LIMIT_ENV}={os.environ[MEMORY_LIMIT_ENV]!r} is not a size",
+            hint="use e.g. 512MB, 1GB or 800 (MB)",
+            exit_code=2,
+        ) from None
+    if value < 64:
+        raise CsrwhError(
+            f"{MEMORY_LIMIT_ENV}={os.environ[MEMORY_LIMIT_ENV]!r} is below DuckDB's workable 64 MB",
+            hint="use e.g. 512MB or 1GB",
+            exit_code=2,
+        )
+    return int(value)
+
+
+def threads() -> int:
+    """DuckDB's ``threads`` and dbt's threads for builds and ingest: ``$CSRWH_THREADS``, else
+    the cores this process may run on."""
+    from csrwh.errors import CsrwhError
+
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    if not raw:
+        return _machine_cores()
+    if not raw.isdigit() or int(raw) < 1:
+        raise CsrwhError(
+            f"{THREADS_ENV}={raw!r} is not a positive whole number",
+            hint="use e.g. 2, or leave it unset for one per core",
+            exit_code=2,
+        )
+    return int(raw)
+
+
+def duckdb_settings(temp_directory: Path) -> dict[str, str]:
+    """The DuckDB settings a build (dbt's profile) and its ingest use: ``memory_limit``,
+    ``threads`` and ``temp_directory`` (where DuckDB spills what does not fit)."""
+    return {
+        "memory_limit": f"{memory_limit_mb()}MiB",
+        "threads": str(threads()),
+        "temp_directory": str(temp_directory),
+    }

@@ -1,7 +1,12 @@
 """Run dbt in-process (dbtRunner) against a given warehouse file.
 
 Anonymous tracking is off (DO_NOT_TRACK and send_anonymous_usage_stats), partial parsing is on,
-and the database path reaches the profile through CSRWH_DBT_PATH.
+and the database path reaches the profile through CSRWH_DBT_PATH. dbt reparses the whole
+project whenever the profile's connection settings change, the path included, so a build
+gives dbt a stable per-warehouse path (``csrwh.build``) and dbt's ``partial_parse.msgpack``
+is reused from one build to the next. DuckDB's ``memory_limit``, ``threads`` and
+``temp_directory`` reach the profile through CSRWH_DBT_MEMORY_LIMIT, CSRWH_DBT_THREADS and
+CSRWH_DBT_TEMP_DIR (:func:`csrwh.config.duckdb_settings`).
 
 ``log_file`` receives what dbt would print (its info, warning and error lines: one per node
 started and finished), whatever the console shows; ``on_event`` sees every dbt event (the build
@@ -19,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from csrwh.config import PROJECT_ROOT
+from csrwh.config import PROJECT_ROOT, duckdb_settings
 from csrwh.errors import CsrwhError
 
 
@@ -38,6 +43,10 @@ class DbtOutcome:
     # node results by status (success, pass, warn, fail, error, skipped, ...)
     statuses: Counter[str] = field(default_factory=Counter)
     log_file: Path | None = None
+    # why dbt parsed the whole project (its UnableToPartialParse reason); None: partial parse
+    full_parse_reason: str | None = None
+    # seconds from the invocation to dbt's "Found N models, ..." line (parse and setup)
+    parse_seconds: float | None = None
 
     def node_summary(self) -> str:
         """``682 dbt nodes: 680 ok, 2 warn`` (models and seeds built, tests passed = ok)."""
@@ -82,6 +91,22 @@ class _NodeLog:
             self._fh.close()
 
 
+class _ParseWatch:
+    """Notes whether dbt parsed the whole project and when parsing ended."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.full_parse_reason: str | None = None
+        self.parse_seconds: float | None = None
+
+    def __call__(self, msg: Any) -> None:
+        name = msg.info.name
+        if name == "UnableToPartialParse":
+            self.full_parse_reason = str(msg.data.reason)
+        elif name == "FoundStats" and self.parse_seconds is None:
+            self.parse_seconds = time.perf_counter() - self.started
+
+
 def _guarded(callback: Callable[[Any], None]) -> Callable[[Any], None]:
     """A callback whose errors never break dbt (interrupts still propagate)."""
 
@@ -94,6 +119,12 @@ def _guarded(callback: Callable[[Any], None]) -> Callable[[Any], None]:
     return call
 
 
+def default_temp_dir(database: Path) -> Path:
+    """Where DuckDB spills for ``database`` unless told otherwise: ``<database>.build/tmp``."""
+    database = Path(database)
+    return database.with_name(database.name + ".build") / "tmp"
+
+
 def run_dbt(
     args: list[str],
     database: Path,
@@ -101,14 +132,22 @@ def run_dbt(
     *,
     log_file: Path | None = None,
     on_event: Callable[[Any], None] | None = None,
+    temp_dir: Path | None = None,
 ) -> DbtOutcome:
     """Invoke `dbt <args>` in-process on `database`; never raises for failed nodes.
 
     ``quiet`` leaves only dbt's error lines on the console; ``log_file`` gets dbt's console
-    lines (appended); ``on_event`` is called with every dbt event message."""
+    lines (appended); ``on_event`` is called with every dbt event message; ``temp_dir`` is
+    DuckDB's spill folder (default :func:`default_temp_dir`)."""
     os.environ["DO_NOT_TRACK"] = "1"
     os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
     os.environ["CSRWH_DBT_PATH"] = str(database)
+    temp = Path(temp_dir) if temp_dir is not None else default_temp_dir(database)
+    temp.mkdir(parents=True, exist_ok=True)
+    settings = duckdb_settings(temp)
+    os.environ["CSRWH_DBT_MEMORY_LIMIT"] = settings["memory_limit"]
+    os.environ["CSRWH_DBT_THREADS"] = settings["threads"]
+    os.environ["CSRWH_DBT_TEMP_DIR"] = settings["temp_directory"]
     from dbt.cli.main import dbtRunner
 
     full_args = [
@@ -125,8 +164,9 @@ def run_dbt(
     if quiet:
         cli_flags.append("--quiet")
     node_log = _NodeLog(log_file) if log_file is not None else None
-    callbacks = [c for c in (node_log, on_event) if c is not None]
-    started = time.perf_counter()
+    watch = _ParseWatch()
+    callbacks = [c for c in (node_log, on_event, watch) if c is not None]
+    started = watch.started = time.perf_counter()
     try:
         result = dbtRunner(callbacks=[_guarded(c) for c in callbacks]).invoke(
             [*cli_flags, *full_args]
@@ -141,7 +181,13 @@ def run_dbt(
             hint=f"check the dbt project files (dbt_project.yml, models/) and {log_file or target / 'logs' / 'dbt.log'}",
         )
     release_database(database)
-    outcome = DbtOutcome(success=bool(result.success), seconds=seconds, log_file=log_file)
+    outcome = DbtOutcome(
+        success=bool(result.success),
+        seconds=seconds,
+        log_file=log_file,
+        full_parse_reason=watch.full_parse_reason,
+        parse_seconds=watch.parse_seconds,
+    )
     results = getattr(result.result, "results", None) or []
     for node_result in results:
         outcome.n_nodes += 1

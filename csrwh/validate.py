@@ -230,14 +230,19 @@ def validate(
     return report
 
 
-def gate(database: Path, build_id: str) -> list[str]:
+def gate(database: Path, build_id: str, suites: list[str] | None = None) -> list[str]:
     """Build gate (``csrwh.build.Gate``): validate, print the summary, return critical failures.
 
-    Runs every suite, records ``main.dq_results`` under the build id and renders Data Docs.
-    Every message names the suite, the expectation, the observed value and a few offending
-    rows. Warnings are printed but never returned, so they do not block publishing.
+    Runs every suite (or, from a selective rebuild, the named ``suites``: those of the tables it
+    changed; the build carries the published results of the others over), records
+    ``main.dq_results`` under the build id and renders Data Docs. Every message names the
+    suite, the expectation, the observed value and a few offending rows. Warnings are printed
+    but never returned, so they do not block publishing.
     """
-    report = validate(database, run_id=build_id)
+    if suites is not None and not suites:
+        Console(stderr=True).print("expectations: no suite's table changed; results carried over")
+        return []
+    report = validate(database, run_id=build_id, suites=suites)
     print_summary(report, Console(stderr=True))
     return [f"expectation {o.message()}" for o in report.critical_failures]
 

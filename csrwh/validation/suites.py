@@ -309,3 +309,14 @@ def to_gx_expectation(suite: SuiteSpec, spec: ExpectationSpec) -> Any:
         raise _fail(
             suite.path, f"expectation {spec.name!r}: invalid kwargs for {spec.type}: {exc}"
         ) from exc
+
+
+def suite_digests(expectations_dir: Path | None = None) -> dict[str, str]:
+    """sha256 of each suite as loaded (its table and expectations, shared ones included): a
+    selective rebuild re-runs a suite whose digest changed since the published build."""
+    import hashlib
+
+    return {
+        spec.name: hashlib.sha256(repr((spec.table, spec.expectations)).encode()).hexdigest()
+        for spec in load_suites(expectations_dir)
+    }

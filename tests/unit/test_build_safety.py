@@ -128,7 +128,17 @@ def error_lines(log: Path) -> list[str]:
 
 
 def leftovers(warehouse: Path) -> list[str]:
-    return sorted(p.name for p in warehouse.parent.iterdir() if p.name != warehouse.name)
+    """What lies beside the published file, but for ``<warehouse>.build/``'s kept parts: the
+    saved dbt state of the published build and DuckDB's (empty) spill folder."""
+    kept = warehouse.with_name(warehouse.name + ".build")
+    out = [p.name for p in warehouse.parent.iterdir() if p.name not in (warehouse.name, kept.name)]
+    if kept.is_dir():
+        out += [
+            f"{kept.name}/{p.name}"
+            for p in kept.iterdir()
+            if p.name not in ("state", "tmp") or (p.name == "tmp" and any(p.iterdir()))
+        ]
+    return sorted(out)
 
 
 def drop_last_conversation(data: Path) -> None:

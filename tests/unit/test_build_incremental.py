@@ -1,0 +1,289 @@
+"""Rebuild only what changed; keep dbt's partial parse; bounded DuckDB memory (issue 14, 3-5).
+
+One module fixture builds the sample (cold, gate included), changes one CoSRec file, rebuilds
+(selective) and builds the same final inputs from scratch in another warehouse (full). The
+tests compare the two warehouses table by table and the dbt nodes the selective build ran
+against the dbt graph of the saved manifest.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from csrwh import config
+from csrwh.build import BuildResult, _saved_state, build, state_dir
+from csrwh.errors import CsrwhError
+from csrwh.sample import generate
+from csrwh.validate import gate
+from csrwh.validation.suites import load_suites
+
+CHANGED_FILE = "cosrec/dataset/raw/conversations.jsonl"
+OTHER_CORPORA = ("crsarena", "recllmsim", "convsearch", "recoreact", "custom")
+
+
+@dataclass
+class History:
+    data: Path
+    warehouse: Path
+    reference: Path
+    target: Path
+    cold: BuildResult
+    selective: BuildResult
+    selective_started: float
+    full: BuildResult
+    manifest: dict
+
+
+def _drop_last_line(path: Path) -> None:
+    lines = path.read_text("utf-8").splitlines(True)
+    path.write_text("".join(lines[:-1]), "utf-8")
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> History:
+    root = tmp_path_factory.mktemp("incremental")
+    target = root / "target"
+    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
+    os.environ["CSRWH_DBT_TARGET_PATH"] = str(target)
+    try:
+        data = root / "data"
+        generate(data, scale=1, seed=11)
+        warehouse = root / "wh" / "csr.duckdb"
+        cold = build(data, warehouse, gates=[gate], allow_rejects=True)
+        assert cold.published
+        manifest = json.loads((state_dir(warehouse) / "manifest.json").read_text("utf-8"))
+        _drop_last_line(data / CHANGED_FILE)
+        started = time.time()
+        selective = build(data, warehouse, gates=[gate], allow_rejects=True)
+        assert selective.published and not selective.up_to_date
+        reference = root / "reference" / "csr.duckdb"
+        full = build(data, reference, gates=[gate], allow_rejects=True, full_refresh=True)
+        assert full.published
+    finally:
+        if saved is None:
+            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
+        else:
+            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
+    return History(data, warehouse, reference, target, cold, selective, started, full, manifest)
+
+
+def _executed_models(result: BuildResult) -> set[str]:
+    assert result.dbt is not None
+    return {uid for uid in result.dbt.timings if uid.startswith("model.")}
+
+
+def _descendants(manifest: dict, start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for child in manifest["child_map"].get(todo.pop(), []):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
+# --------------------------------------------------------------------------- dbt's parse
+
+
+def test_the_second_build_reuses_dbts_partial_parse(history: History) -> None:
+    # a fresh target: the cold build has nothing to reuse and parses everything ...
+    assert history.cold.dbt is not None and history.cold.dbt.full_parse_reason is not None
+    # ... the next build of the same warehouse (another build id, another working file) does not
+    assert history.selective.dbt is not None
+    assert history.selective.dbt.full_parse_reason is None, history.selective.dbt.full_parse_reason
+    assert history.selective.dbt.parse_seconds is not None
+
+
+def test_no_hard_link_left_beside_the_warehouse(history: History) -> None:
+    kept = history.warehouse.with_name(history.warehouse.name + ".build")
+    assert sorted(p.name for p in kept.iterdir()) == ["state", "tmp"]
+    assert sorted(p.name for p in (kept / "state").iterdir()) == ["build.json", "manifest.json"]
+    info = json.loads((kept / "state" / "build.json").read_text("utf-8"))
+    con = duckdb.connect(str(history.warehouse), read_only=True)
+    try:
+        published = con.execute("select build_id from main.build_info").fetchone()[0]
+    finally:
+        con.close()
+    assert info["build_id"] == published == history.selective.build_id
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def test_a_change_to_one_corpus_rebuilds_only_its_descendants(history: History) -> None:
+    assert any(n.startswith("selective build: ") for n in history.selective.notes)
+    executed = _executed_models(history.selective)
+    downstream = _descendants(history.manifest, "source.csrwh.raw.cosrec__conversations")
+    assert executed, "the selective build ran no model"
+    assert executed <= downstream, sorted(executed - downstream)
+    # no staging or intermediate model of another corpus (cross-corpus marts do rebuild)
+    other = [
+        uid
+        for uid in executed
+        if Path(history.manifest["nodes"][uid]["original_file_path"]).parts[1:3]
+        in {(layer, corpus) for layer in ("staging", "intermediate") for corpus in OTHER_CORPORA}
+    ]
+    assert not other, other
+    assert any(
+        Path(history.manifest["nodes"][uid]["original_file_path"]).parts[1:3]
+        == ("intermediate", "crsarena")
+        for uid in _executed_models(history.full)
+    )
+    # the full build ran every model, the selective one fewer
+    assert executed < _executed_models(history.full)
+    assert "model.csrwh.stg_cosrec__conversations" in executed
+
+
+def test_selective_rebuild_equals_a_full_rebuild_row_for_row(history: History) -> None:
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute(f"attach '{history.warehouse}' as selective (read_only)")
+        con.execute(f"attach '{history.reference}' as complete (read_only)")
+        tables = {
+            (s, t)
+            for db in ("selective", "complete")
+            for s, t in con.execute(
+                "select schema_name, table_name from duckdb_tables() where database_name = ? "
+                "and schema_name in ('main', 'intermediate', 'seeds')",
+                [db],
+            ).fetchall()
+        } - {("main", "build_info"), ("main", "dq_results")}
+        assert len(tables) > 30
+        for schema, table in sorted(tables):
+            # DuckDB sums doubles in parallel, in no fixed order: a full build run twice differs
+            # in the last bit of averages, so doubles are compared to 12 significant digits
+            columns = ", ".join(
+                f"printf('%.12g', \"{name}\")" if kind in ("DOUBLE", "FLOAT") else f'"{name}"'
+                for name, kind in con.execute(
+                    "select column_name, data_type from duckdb_columns() where database_name = "
+                    "'complete' and schema_name = ? and table_name = ? order by column_index",
+                    [schema, table],
+                ).fetchall()
+            )
+            a = f'select {columns} from selective."{schema}"."{table}"'
+            b = f'select {columns} from complete."{schema}"."{table}"'
+            for left, right in ((a, b), (b, a)):
+                extra = con.execute(f"select count(*) from ({left} except all {right})").fetchone()[
+                    0
+                ]
+                assert extra == 0, f"{schema}.{table}: {extra} row(s) of one build not in the other"
+    finally:
+        con.close()
+
+
+def test_dq_results_describe_the_whole_warehouse(history: History) -> None:
+    suites = {s.name for s in load_suites()}
+    query = (
+        "select suite, table_name, expectation, success, cast(observed_value as varchar), "
+        "validated_at from main.dq_results where run_id = ?"
+    )
+    with duckdb.connect(str(history.warehouse), read_only=True) as con:
+        selective = con.execute(query, [history.selective.build_id]).fetchall()
+    with duckdb.connect(str(history.reference), read_only=True) as con:
+        full = con.execute(query, [history.full.build_id]).fetchall()
+
+    def gx(rows: list[tuple]) -> set[tuple]:
+        return {r[:5] for r in rows if r[0] in suites}
+
+    assert {r[0] for r in gx(full)} == suites
+    assert gx(selective) == gx(full)
+    # what was checked again and what was carried over from the published build
+    started = history.selective_started
+    rerun = {
+        r[0]
+        for r in selective
+        if r[0] in suites and r[5].replace(tzinfo=dt.UTC).timestamp() >= started
+    }
+    carried = {r[0] for r in selective if r[0] in suites} - rerun
+    assert "raw.cosrec__conversations" in rerun
+    assert "raw.crsarena__votes" in carried and "raw.recllmsim__conversations" in carried
+
+
+# --------------------------------------------------------------------------- fall back to full
+
+
+def test_missing_or_foreign_state_means_a_full_build(history: History, tmp_path: Path) -> None:
+    warehouse = tmp_path / "csr.duckdb"
+    shutil.copy2(history.warehouse, warehouse)
+    problem, _ = _saved_state(warehouse, history.selective.build_id)
+    assert problem is not None and "no saved dbt state" in problem
+    shutil.copytree(state_dir(history.warehouse), state_dir(warehouse))
+    assert _saved_state(warehouse, history.selective.build_id)[0] is None
+    problem, _ = _saved_state(warehouse, history.cold.build_id)
+    assert problem is not None and history.selective.build_id in problem
+
+
+# --------------------------------------------------------------------------- memory and threads
+
+
+def test_ingest_and_dbt_get_the_machine_settings(
+    history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ingest
+
+    monkeypatch.setenv("CSRWH_DBT_TARGET_PATH", str(history.target))
+    monkeypatch.setenv("CSRWH_MEMORY_LIMIT", "300MiB")
+    monkeypatch.setenv("CSRWH_THREADS", "1")
+    seen: dict[str, str] = {}
+    original = ingest.run_ingest
+
+    def spy(data_dir, warehouse, **kwargs):
+        assert isinstance(warehouse, duckdb.DuckDBPyConnection)
+        for name in ("memory_limit", "threads", "temp_directory"):
+            seen[name] = str(warehouse.execute(f"select current_setting('{name}')").fetchone()[0])
+        return original(data_dir, warehouse, **kwargs)
+
+    monkeypatch.setattr(ingest, "run_ingest", spy)
+    assert build(history.data, history.warehouse, allow_rejects=True).up_to_date
+    with duckdb.connect(config={"memory_limit": "300MiB"}) as con:
+        expected = con.execute("select current_setting('memory_limit')").fetchone()[0]
+    assert seen["memory_limit"] == expected
+    assert seen["threads"] == "1"
+    assert Path(seen["temp_directory"]) == history.warehouse.with_name("csr.duckdb.build") / "tmp"
+
+
+def test_memory_limit_and_threads_from_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CSRWH_MEMORY_LIMIT", raising=False)
+    monkeypatch.delenv("CSRWH_THREADS", raising=False)
+    monkeypatch.setattr(config, "_machine_memory_mb", lambda: 1000)
+    monkeypatch.setattr(config, "_machine_cores", lambda: 3)
+    assert config.memory_limit_mb() == 400 and config.threads() == 3
+    monkeypatch.setattr(config, "_machine_memory_mb", lambda: 64_000)
+    assert config.memory_limit_mb() == config.MAX_MEMORY_LIMIT_MB < 0.4 * 64_000
+    monkeypatch.setenv("CSRWH_MEMORY_LIMIT", "2GB")
+    monkeypatch.setenv("CSRWH_THREADS", "5")
+    assert config.memory_limit_mb() == int(2 * 10**9 / 2**20) and config.threads() == 5
+    assert config.duckdb_settings(Path("/x/tmp")) == {
+        "memory_limit": f"{int(2 * 10**9 / 2**20)}MiB",
+        "threads": "5",
+        "temp_directory": "/x/tmp",
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "words"),
+    [
+        ("CSRWH_MEMORY_LIMIT", "lots", "is not a size"),
+        ("CSRWH_MEMORY_LIMIT", "10MB", "below"),
+        ("CSRWH_THREADS", "0", "positive whole number"),
+        ("CSRWH_THREADS", "two", "positive whole number"),
+    ],
+)
+def test_bad_settings_are_one_line_errors(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, words: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(CsrwhError) as info:
+        config.duckdb_settings(Path("/tmp"))
+    message = str(info.value)
+    assert name in message and words in message and "\n" not in message
