@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export DO_NOT_TRACK := 1
 CSRWH_DATA_DIR ?= data/raw
 
-.PHONY: setup demo build fetch test test-fast browser-deps docs bench faults clean
+.PHONY: setup demo build fetch lint test test-fast browser-deps docs bench faults clean
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,7 +33,12 @@ build: $(STAMP) ## build warehouse/csr.duckdb from the real corpora in $CSRWH_DA
 fetch: $(STAMP) ## download the corpora into $CSRWH_DATA_DIR
 	$(BIN)/csrwh fetch --data-dir $(CSRWH_DATA_DIR)
 
-test: $(STAMP) browser-deps ## run the whole test suite (unit + integration on ../shared/corpora)
+lint: $(STAMP) ## ruff (lint + format) on Python, sqlfluff (.sqlfluff) on models/ and macros/
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/sqlfluff lint models macros --processes 2 --disable-progress-bar --nocolor
+
+test: $(STAMP) browser-deps lint ## lint, then the whole test suite (unit + integration on ../shared/corpora)
 	$(BIN)/python -m pytest -n 2 -q
 
 # Debian's Chromium renders the statistics report and drives the dashboard's browser tests;

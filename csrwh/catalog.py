@@ -4,24 +4,22 @@ dbt stores every model's and column's ``description`` (``models/**/_*.yml``) in 
 as DuckDB comments (``persist_docs`` in ``dbt_project.yml``): ``duckdb_tables().comment``,
 ``duckdb_views().comment``, ``duckdb_columns().comment``. This module reads them back for
 ``csrwh tables`` and ``csrwh describe``. Raw tables are written by the Python ingest, not dbt:
-their descriptions come from the dbt sources (``models/sources.yml``) of this checkout;
+their descriptions come from the dbt sources of this checkout (``csrwh.dbt_sources``);
 ``build_info`` and ``dq_results`` (written by the build) are described here.
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import duckdb
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from csrwh.config import PROJECT_ROOT
+from csrwh.dbt_sources import raw_tables
 from csrwh.errors import CsrwhError
 
 #: layers in the order ``csrwh tables --all`` lists them, and the schema each lives in
@@ -40,7 +38,6 @@ BOOKKEEPING = {
     "dq_results": "Every data-quality result of every build and validation run: expectations, "
     "volume checks, open-vocabulary and lineage warnings (suite, table, severity, outcome).",
 }
-SOURCES_YML = PROJECT_ROOT / "models" / "sources.yml"
 
 
 @dataclass(frozen=True)
@@ -83,23 +80,9 @@ def _layer(schema: str, name: str) -> str | None:
     return {s: layer for layer, s in LAYERS if s != "main"}.get(schema)
 
 
-@functools.cache
-def _source_docs(path: Path = SOURCES_YML) -> dict[str, tuple[str, dict[str, str]]]:
-    """``{raw table: (description, {column: description})}`` from the dbt sources file."""
-    import yaml
-
-    if not path.is_file():
-        return {}
-    docs: dict[str, tuple[str, dict[str, str]]] = {}
-    for source in (yaml.safe_load(path.read_text("utf-8")) or {}).get("sources", []) or []:
-        if source.get("schema", source.get("name")) != "raw":
-            continue
-        for table in source.get("tables", []) or []:
-            columns = {
-                c["name"]: str(c.get("description") or "") for c in table.get("columns", []) or []
-            }
-            docs[table["name"]] = (str(table.get("description") or ""), columns)
-    return docs
+def _source_docs() -> dict[str, tuple[str, dict[str, str]]]:
+    """``{raw table: (description, {column: description})}`` from the dbt sources."""
+    return {name: (t.description, t.columns) for name, t in raw_tables().items()}
 
 
 def _relations(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str]]:

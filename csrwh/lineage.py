@@ -6,7 +6,7 @@ and compares them with what the staging models declare they read
 (``config.meta.json_paths_read`` in ``models/staging/**/_*.yml``; ``P.**`` = the whole
 subtree under P is carried into a mart as JSON) and with the paths deliberately not
 modelled (``config.meta.unmodelled_json_paths`` of the raw table in
-``models/sources.yml``, each with its reason; an entry covers its subtree). A leaf path
+the raw table's dbt source (``models/staging/<corpus>/_<corpus>__sources.yml``), each with its reason; an entry covers its subtree). A leaf path
 covered by neither is *unlisted*: the build prints one warning line per path naming an
 example file, and records it in ``main.dq_results`` (suite ``lineage_completeness``).
 
@@ -26,10 +26,13 @@ from pathlib import Path
 import yaml
 
 from csrwh.config import PROJECT_ROOT
+from csrwh.dbt_sources import by_source_ref, raw_tables
 
 SUITE = "lineage_completeness"
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_SOURCE_REF = re.compile(r"source\(\s*['\"]raw['\"]\s*,\s*['\"]([A-Za-z0-9_]+)['\"]\s*\)")
+_SOURCE_REF = re.compile(
+    r"source\(\s*['\"]([A-Za-z0-9_]+)['\"]\s*,\s*['\"]([A-Za-z0-9_]+)['\"]\s*\)"
+)
 
 
 @dataclass(frozen=True)
@@ -115,22 +118,15 @@ def leaf_paths(structure: object, map_paths: set[str], path: str = "$") -> Itera
 
 
 def load_spec(project_root: Path = PROJECT_ROOT) -> LineageSpec:
-    """Read the declarations from the staging models' yml and models/sources.yml."""
+    """Read the declarations from the staging models' yml and the per-corpus sources yml."""
     spec = LineageSpec()
+    for name, table in raw_tables(project_root).items():
+        entries = table.meta.get("unmodelled_json_paths") or []
+        spec.unmodelled[name] = {entry["path"]: entry["reason"] for entry in entries}
+        spec.map_paths[name] = set(table.meta.get("json_map_paths") or [])
+    raw_table = by_source_ref(project_root)
     for yml in sorted((project_root / "models").rglob("*.yml")):
         doc = yaml.safe_load(yml.read_text(encoding="utf-8")) or {}
-        for source in doc.get("sources") or []:
-            if source.get("name") != "raw":
-                continue
-            for table in source.get("tables") or []:
-                meta = (table.get("config") or {}).get("meta") or {}
-                entries = meta.get("unmodelled_json_paths") or []
-                spec.unmodelled.setdefault(table["name"], {}).update(
-                    {entry["path"]: entry["reason"] for entry in entries}
-                )
-                spec.map_paths.setdefault(table["name"], set()).update(
-                    meta.get("json_map_paths") or []
-                )
         for model in doc.get("models") or []:
             meta = (model.get("config") or {}).get("meta") or {}
             paths = meta.get("json_paths_read")
@@ -139,7 +135,8 @@ def load_spec(project_root: Path = PROJECT_ROOT) -> LineageSpec:
             sql = next(yml.parent.glob(f"{model['name']}.sql"), None)
             if sql is None:
                 raise ValueError(f"{yml}: {model['name']} declares json_paths_read but has no .sql")
-            tables = set(_SOURCE_REF.findall(sql.read_text(encoding="utf-8")))
+            refs = set(_SOURCE_REF.findall(sql.read_text(encoding="utf-8")))
+            tables = {raw_table[ref] for ref in refs if ref in raw_table}
             if len(tables) != 1:
                 raise ValueError(
                     f"{sql}: json_paths_read needs exactly one raw source, found {tables}"

@@ -52,7 +52,7 @@ def lineage_outcomes(database: Path) -> list[ExpectationOutcome]:
                     for u in found
                 ],
                 why="Every key path of every raw payload is read by a staging model "
-                "(config.meta.json_paths_read) or listed with its reason in models/sources.yml "
+                "(config.meta.json_paths_read) or listed with its reason in the raw table's dbt source (models/staging/<corpus>/_<corpus>__sources.yml) "
                 "(config.meta.unmodelled_json_paths).",
             )
         )

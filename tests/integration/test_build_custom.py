@@ -313,8 +313,8 @@ def test_custom_dbt_tests_fail_on_corrupted_copies(custom_build, tmp_path: Path)
         "int_custom__conversations_conformed",
         "int_custom__turns_conformed",
         "int_custom__rating_scales",
-        "source:raw.custom__conversations",
-        "source:raw.custom__corpora",
+        "source:custom.conversations",
+        "source:custom.corpora",
     ]
     clean = run_dbt(["test", "--select", *selection], warehouse, quiet=True)
     assert clean.success, clean.failures

@@ -35,7 +35,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture()
 def tiny(tmp_path: Path) -> Path:
     """A small warehouse with every layer: two marts, an intermediate table, a staging view, a
-    seed, a raw table (described in models/sources.yml) and the build's bookkeeping."""
+    seed, a raw table (described by its dbt source) and the build's bookkeeping."""
     path = tmp_path / "tiny.duckdb"
     with duckdb.connect(str(path)) as con:
         for schema in ("intermediate", "staging", "seeds", "raw"):
@@ -109,7 +109,7 @@ def test_describe_finds_tables_by_name_schema_and_case(tiny: Path) -> None:
         assert catalog.find_table(con, "staging.stg_x__turns").kind == "view"
         assert catalog.find_table(con, "int_x__turns").schema == "intermediate"
         raw_cols = {c.name: c.description for c in catalog.describe(con, "raw.crsarena__votes")[1]}
-    assert raw_cols["corpus"].startswith("Corpus name")  # from models/sources.yml
+    assert raw_cols["corpus"].startswith("Corpus name")  # from its dbt source (a {% docs %} block)
 
 
 def test_an_unknown_table_is_one_error_naming_close_matches(tiny: Path) -> None:

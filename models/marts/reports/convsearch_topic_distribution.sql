@@ -20,7 +20,7 @@ final as (
         topic,
         -- numerics
         cast(count(*) as integer) as n_dialogues,
-        100.0 * count(*) / (select count(*) from dialogues) as percent_of_dialogues
+        100.0 * count(*) / sum(count(*)) over () as percent_of_dialogues
     from dialogues
     group by topic
 )

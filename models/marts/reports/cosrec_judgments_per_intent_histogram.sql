@@ -18,8 +18,8 @@ intents as (
 
 grades as (
     select 0 as grade, 'not relevant' as grade_label
-    union all select 1, 'partially relevant'
-    union all select 2, 'highly relevant'
+    union all select 1 as grade, 'partially relevant' as grade_label
+    union all select 2 as grade, 'highly relevant' as grade_label
 ),
 
 per_intent as (

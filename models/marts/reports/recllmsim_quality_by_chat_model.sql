@@ -14,9 +14,9 @@ measures as (
 scores as (
     select user_side, release, chat_model, 'Detail Level' as aspect, detail_level as value from measures
     union all
-    select user_side, release, chat_model, 'Practical Usefulness', practical_usefulness from measures
+    select user_side, release, chat_model, 'Practical Usefulness' as aspect, practical_usefulness as value from measures
     union all
-    select user_side, release, chat_model, 'Diversity', diversity from measures
+    select user_side, release, chat_model, 'Diversity' as aspect, diversity as value from measures
 ),
 
 final as (

@@ -19,9 +19,9 @@ labels as (
 scores as (
     select conversation_id, user_side, release, 'Detail Level' as aspect, detail_level as value from measures
     union all
-    select conversation_id, user_side, release, 'Practical Usefulness', practical_usefulness from measures
+    select conversation_id, user_side, release, 'Practical Usefulness' as aspect, practical_usefulness as value from measures
     union all
-    select conversation_id, user_side, release, 'Diversity', diversity from measures
+    select conversation_id, user_side, release, 'Diversity' as aspect, diversity as value from measures
 ),
 
 labelled as (

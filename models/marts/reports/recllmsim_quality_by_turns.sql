@@ -14,13 +14,13 @@ measures as (
 scores as (
     select user_side, n_turns_script, 'Preference Alignment' as aspect, preference_alignment as value from measures
     union all
-    select user_side, n_turns_script, 'Role-Playing Completeness', role_playing_completeness from measures
+    select user_side, n_turns_script, 'Role-Playing Completeness' as aspect, role_playing_completeness as value from measures
     union all
-    select user_side, n_turns_script, 'Detail Level', detail_level from measures
+    select user_side, n_turns_script, 'Detail Level' as aspect, detail_level as value from measures
     union all
-    select user_side, n_turns_script, 'Practical Usefulness', practical_usefulness from measures
+    select user_side, n_turns_script, 'Practical Usefulness' as aspect, practical_usefulness as value from measures
     union all
-    select user_side, n_turns_script, 'Diversity', diversity from measures
+    select user_side, n_turns_script, 'Diversity' as aspect, diversity as value from measures
 ),
 
 final as (

@@ -2,7 +2,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'convsearch__search_behaviors') }}
+    select * from {{ source('convsearch', 'search_behaviors') }}
 
 ),
 

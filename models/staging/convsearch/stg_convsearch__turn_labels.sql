@@ -4,7 +4,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'convsearch__dialogs') }}
+    select * from {{ source('convsearch', 'dialogs') }}
 
 ),
 

@@ -2,7 +2,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'convsearch__dialogs') }}
+    select * from {{ source('convsearch', 'dialogs') }}
 
 ),
 

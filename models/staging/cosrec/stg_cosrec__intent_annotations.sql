@@ -2,7 +2,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'cosrec__intent_annotations') }}
+    select * from {{ source('cosrec', 'intent_annotations') }}
 
 ),
 

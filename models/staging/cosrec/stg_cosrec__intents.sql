@@ -2,7 +2,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'cosrec__intents') }}
+    select * from {{ source('cosrec', 'intents') }}
 
 ),
 

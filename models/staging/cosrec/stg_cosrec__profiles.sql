@@ -2,7 +2,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'cosrec__profiles') }}
+    select * from {{ source('cosrec', 'profiles') }}
 
 ),
 

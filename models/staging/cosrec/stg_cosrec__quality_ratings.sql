@@ -2,7 +2,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'cosrec__quality') }}
+    select * from {{ source('cosrec', 'quality') }}
 
 ),
 

@@ -2,7 +2,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'crsarena__dialogues') }}
+    select * from {{ source('crsarena', 'dialogues') }}
 
 ),
 

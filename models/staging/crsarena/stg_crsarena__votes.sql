@@ -2,7 +2,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'crsarena__votes') }}
+    select * from {{ source('crsarena', 'votes') }}
 
 ),
 

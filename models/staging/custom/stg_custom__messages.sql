@@ -4,7 +4,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'custom__conversations') }}
+    select * from {{ source('custom', 'conversations') }}
 
 ),
 

@@ -5,7 +5,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'recllmsim__conversations') }}
+    select * from {{ source('recllmsim', 'conversations') }}
 
 ),
 

@@ -2,7 +2,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'recoreact__products') }}
+    select * from {{ source('recoreact', 'products') }}
 
 ),
 

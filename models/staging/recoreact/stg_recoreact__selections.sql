@@ -5,7 +5,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'recoreact__impressions') }}
+    select * from {{ source('recoreact', 'impressions') }}
 
 ),
 

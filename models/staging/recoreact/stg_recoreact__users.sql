@@ -2,7 +2,7 @@ with
 
 source as (
 
-    select * from {{ source('raw', 'recoreact__users') }}
+    select * from {{ source('recoreact', 'users') }}
 
 ),
 

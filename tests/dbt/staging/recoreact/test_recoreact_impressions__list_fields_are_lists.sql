@@ -5,7 +5,7 @@ select
     source_path,
     record_index,
     record_key
-from {{ source('raw', 'recoreact__impressions') }}
+from {{ source('recoreact', 'impressions') }}
 where coalesce(json_type(payload, '$.selected1'), 'ARRAY') not in ('ARRAY', 'NULL')
     or coalesce(json_type(payload, '$.selected2'), 'ARRAY') not in ('ARRAY', 'NULL')
     or coalesce(json_type(payload, '$.selected3'), 'ARRAY') not in ('ARRAY', 'NULL')

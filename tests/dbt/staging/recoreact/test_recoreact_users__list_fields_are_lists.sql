@@ -5,7 +5,7 @@ select
     source_path,
     record_index,
     record_key
-from {{ source('raw', 'recoreact__users') }}
+from {{ source('recoreact', 'users') }}
 where coalesce(json_type(payload, '$.source_types'), 'ARRAY') not in ('ARRAY', 'NULL')
     or coalesce(json_type(payload, '$.companions'), 'ARRAY') not in ('ARRAY', 'NULL')
     or coalesce(json_type(payload, '$.frequency'), 'ARRAY') not in ('ARRAY', 'NULL')

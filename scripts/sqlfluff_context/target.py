@@ -1,0 +1,3 @@
+"""`target.*` for sqlfluff's jinja templater."""
+
+schema = "main"
