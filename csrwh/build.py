@@ -29,7 +29,7 @@ file, and neither exits 0.
 
 Rebuilds: a build whose inputs or project changed rebuilds only what changed. It compares the
 landed files (``raw.ingest_files``) with the published build's and runs ``dbt build --select
-source:raw.<table>+ ...`` for the raw tables whose files changed, plus ``state:modified+``
+source:<corpus>.<table>+ ...`` for the raw tables whose files changed, plus ``state:modified+``
 against the published build's manifest (kept in ``<warehouse>.build/state/``) when the project
 changed, on the copy of the published warehouse; then only the suites of the re-ingested raw
 tables, the rebuilt models and the changed suite files run, and the published build's results
@@ -681,7 +681,16 @@ class _Selection:
 
     @property
     def select(self) -> list[str]:
-        out = [f"source:raw.{table}+" for table in sorted(self.raw_tables)]
+        from csrwh.dbt_sources import raw_tables
+
+        # each corpus is a dbt source in schema raw (models/staging/<corpus>/_<corpus>__sources.yml)
+        # a raw table without a dbt source has nothing downstream to rebuild
+        declared = raw_tables()
+        out = [
+            f"source:{declared[table].source}.{declared[table].name}+"
+            for table in sorted(self.raw_tables)
+            if table in declared
+        ]
         if self.code_changed:
             out.append("state:modified+")
         return out
@@ -1194,10 +1203,11 @@ class _Build:
 
         self.new_state.mkdir(parents=True)
         shutil.copy2(manifest, self.new_state / "manifest.json")
+        # the raw tables dbt reads: sources in schema raw (one dbt source per corpus)
         sources = sorted(
-            node["name"]
+            node.get("identifier") or node["name"]
             for node in json.loads(manifest.read_text("utf-8")).get("sources", {}).values()
-            if node.get("source_name") == "raw"
+            if node.get("schema") == "raw"
         )
         info = {
             "build_id": self.build_id,
