@@ -53,11 +53,12 @@ human_users as (
         source_user_id,
         arg_min(subset, conversation_id) as subset,
         cast(null as varchar) as profile_text,
-        -- the distinct profiles the user's files carry (usually one), and the
+        -- the distinct profiles the user's files carry (usually one; in text order, so two builds
+        -- give the same list), and the
         -- post-conversation questionnaire by conversation id
         {{ json_object_text([
             'profiles',
-            "coalesce(list(distinct profile) filter (where profile is not null), [])",
+            "coalesce(list(distinct profile order by profile) filter (where profile is not null), [])",
             'questionnaires',
             json_object_agg_text("'recllmsim:' || conversation_id", 'questionnaire', 'conversation_id'),
         ]) }} as attributes

@@ -4,7 +4,7 @@
 with
 
 rejected_records as (
-    select * from {{ source('raw', 'rejected_records') }}
+    select * from {{ source('ingest', 'rejected_records') }}
 ),
 
 final as (
