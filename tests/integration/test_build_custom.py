@@ -347,8 +347,8 @@ def test_custom_dbt_tests_fail_on_corrupted_copies(custom_build, tmp_path: Path)
     assert "unique_keys_int_custom__conversations_conformed." in failed
     assert "unique_keys_int_custom__turns_conformed." in failed
     assert "unique_keys_int_custom__rating_scales." in failed
-    assert "not_null_columns_raw_custom__conversations" in failed
-    assert "not_null_columns_raw_custom__corpora" in failed
+    assert "source_not_null_columns_custom_conversations" in failed
+    assert "source_not_null_columns_custom_corpora" in failed
 
 
 def test_mart_suites_fail_on_corrupted_custom_rows(custom_build, tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import pytest
 from csrwh.config import PROJECT_ROOT
 from csrwh.dashboard import PAGES, PAGES_DIR, streamlit_command
 from csrwh.dashboard import queries as q
+from csrwh.dbt_sources import by_source_ref
 from csrwh.errors import CsrwhError
 from csrwh.validate import _DQ_RESULTS_DDL
 
@@ -183,10 +184,15 @@ insert into raw.rejected_records values
 
 def mart_sql(model: str) -> str:
     """A mart's model SQL with its Jinja resolved for this hand-made warehouse: comments
-    dropped, ``ref('x')`` -> ``main.x``, ``source('s', 'x')`` -> ``s.x``."""
+    dropped, ``ref('x')`` -> ``main.x``, ``source('s', 'x')`` -> ``raw.<its raw table>``."""
     sql = re.sub(r"\{#.*?#\}", "", (MARTS / model).read_text(encoding="utf-8"), flags=re.DOTALL)
     sql = re.sub(r"\{\{\s*ref\('(\w+)'\)\s*\}\}", r"main.\1", sql)
-    sql = re.sub(r"\{\{\s*source\('(\w+)',\s*'(\w+)'\)\s*\}\}", r"\1.\2", sql)
+    raw_table = by_source_ref()
+    sql = re.sub(
+        r"\{\{\s*source\('(\w+)',\s*'(\w+)'\)\s*\}\}",
+        lambda m: f"raw.{raw_table[m.group(1), m.group(2)]}",
+        sql,
+    )
     assert "{{" not in sql and "{%" not in sql, f"{model}: unresolved Jinja"
     return sql
 

@@ -9,6 +9,7 @@ that fixes GX is noticed), and check the version guard.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -82,13 +83,13 @@ def test_with_fix_every_observed_value_is_present(database: Path) -> None:
     assert observed["expect_column_max_to_be_between"] == 4999
 
 
-def test_project_suites_never_report_empty_observed_values(tmp_path: Path) -> None:
-    """The real runner over a small warehouse: every expectation has an observed value."""
-    from test_validate import build_tiny_warehouse  # tests/unit is on sys.path (rootdir conftest)
-
-    report = validate(
-        build_tiny_warehouse(tmp_path / "w.duckdb"), run_id="fix", data_docs_dir=None, record=False
-    )
+def test_project_suites_never_report_empty_observed_values(
+    sample_warehouse: Path, tmp_path: Path
+) -> None:
+    """The real runner over the built sample: every expectation has an observed value."""
+    warehouse = tmp_path / "w.duckdb"
+    shutil.copy(sample_warehouse, warehouse)
+    report = validate(warehouse, run_id="fix", data_docs_dir=None, record=False)
     empty = [o.message() for o in report.outcomes if o.error or o.observed_value is None]
     assert empty == []
 
