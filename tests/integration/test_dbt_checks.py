@@ -85,6 +85,20 @@ CORRUPTIONS = [
         "role",
     ),
     ("accepted_values_by_column_votes", "update main.votes set winner = 'c'", "winner"),
+    # corpus: the registered ids (macros/generated/corpus_registry.sql, from ingest/corpora.toml)
+    (
+        "accepted_values_by_column_conversations",
+        "update main.conversations set corpus = 'movielens' where "
+        + ONE_ROW.format(table="conversations", where=""),
+        "movielens",
+    ),
+    # ... all but custom, which has a single annotator per unit
+    (
+        "accepted_values_by_column_annotator_agreement",
+        "update main.annotator_agreement set corpus = 'custom' where "
+        + ONE_ROW.format(table="annotator_agreement", where=""),
+        "custom",
+    ),
     (
         "accepted_values_by_column_items",
         "update main.items set item_kind = 'video' where corpus = 'recoreact'",

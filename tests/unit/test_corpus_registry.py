@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import importlib.util
 import io
 import os
 import re
@@ -14,6 +15,7 @@ import pytest
 from shared_corpora import SHARED_CORPORA
 
 from csrwh.cli import _corpus_ids
+from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
 from csrwh.fetch import corpus_names, load_sources, resolve_corpora
 from ingest import registry
@@ -50,6 +52,125 @@ def test_seed_has_a_row_per_declared_subset_with_a_citation_column():
     assert [(r["corpus"], r["subset"]) for r in rows] == declared
     for row in rows:
         assert "\n" not in row["citation"]  # one line: dbt seeds and dataset-card cells
+
+
+# --------------------------------------------------------------------------- what dbt reads
+
+
+def _corpora_seed():
+    """scripts/corpora_seed.py as a module (it renders the generated macro file)."""
+    spec = importlib.util.spec_from_file_location(
+        "corpora_seed", PROJECT_ROOT / "scripts" / "corpora_seed.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_committed_macro_file_is_the_rendering():
+    diff = _corpora_seed().macro_differences()
+    assert not diff, "\n".join(diff)
+
+
+def test_generated_lists_are_the_conformed_models_and_seeds_on_disk():
+    """Read independently of the renderer: every int_<id>__<mart>_conformed model and every
+    seeds/<id>/<id>__<lookup>.csv on disk is listed for its corpus, and nothing else is."""
+    seed = _corpora_seed()
+    on_disk = {
+        (p.parent.name, p.stem.removeprefix(f"int_{p.parent.name}__").removesuffix("_conformed"))
+        for p in (PROJECT_ROOT / "models" / "intermediate").glob("*/int_*_conformed.*")
+    }
+    listed = {(c, mart) for mart, ids in seed.conformed_models().items() for c in ids}
+    assert listed == on_disk
+    assert {("custom", "turns"), ("recllmsim", "behaviour_labels"), ("cosrec", "items")} <= listed
+    seeds_on_disk = {
+        (p.parent.name, p.stem.split("__", 1)[1])
+        for p in (PROJECT_ROOT / "seeds").glob("*/*__*.csv")
+    }
+    listed = {(c, lookup) for lookup, ids in seed.corpus_seeds().items() for c in ids}
+    assert listed == seeds_on_disk and ("recllmsim", "questionnaire_options") in listed
+
+
+def _mini_project(root: Path) -> Path:
+    """A project tree with one conformed model and one lookup seed, its macro file rendered."""
+    (root / "models" / "intermediate" / "cosrec").mkdir(parents=True)
+    (root / "models" / "intermediate" / "cosrec" / "int_cosrec__turns_conformed.sql").write_text(
+        "select 1", encoding="utf-8"
+    )
+    (root / "seeds" / "crsarena").mkdir(parents=True)
+    (root / "seeds" / "crsarena" / "crsarena__rating_scales.csv").write_text("a\n", "utf-8")
+    seed = _corpora_seed()
+    (root / seed.MACRO_FILE).parent.mkdir(parents=True)
+    (root / seed.MACRO_FILE).write_text(seed.render_macros(root), encoding="utf-8")
+    assert seed.macro_differences(root) == []
+    return root
+
+
+@pytest.mark.parametrize(
+    "change, line",
+    [
+        ("models/intermediate/crsarena/int_crsarena__users_conformed.sql", "'users': ['crsarena']"),
+        ("models/intermediate/cosrec/int_cosrec__turns_conformed.sql", "'turns': []"),
+        ("seeds/recllmsim/recllmsim__known_values.csv", "'known_values': ['recllmsim']"),
+        ("seeds/crsarena/crsarena__rating_scales.csv", "'rating_scales': []"),
+    ],
+)
+def test_macro_check_fails_when_a_model_or_seed_is_added_or_removed(tmp_path, change, line):
+    seed = _corpora_seed()
+    root = _mini_project(tmp_path)
+    path = root / change
+    if path.exists():
+        path.unlink()  # listed, no longer on disk
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("select 1\n", encoding="utf-8")  # on disk, not listed
+    diff = seed.macro_differences(root)
+    assert len(diff) == 1 and "corpus_registry.sql line " in diff[0] and line in diff[0]
+
+
+def test_macro_check_names_the_file_and_fails_the_script(tmp_path, monkeypatch, capsys):
+    seed = _corpora_seed()
+    root = _mini_project(tmp_path)
+    monkeypatch.setattr(seed, "ROOT", root)
+    corpora = root / "seeds" / "corpora.csv"
+    corpora.write_text(registry.render_seed(), encoding="utf-8")
+    monkeypatch.setattr(registry, "SEED_FILE", corpora)
+    assert seed.main(["--check"]) == 0
+    (root / "seeds" / "cosrec").mkdir()
+    (root / "seeds" / "cosrec" / "cosrec__intent_taxonomy.csv").write_text("a\n", "utf-8")
+    assert seed.main(["--check"]) == 1
+    assert "corpus_registry.sql line" in capsys.readouterr().err
+    assert seed.main([]) == 0 and seed.main(["--check"]) == 0  # rewritten
+
+
+@pytest.mark.parametrize(
+    "rel, problem",
+    [
+        (
+            "models/intermediate/movielens/int_movielens__turns_conformed.sql",
+            "not in ingest/corpora.toml",
+        ),
+        (
+            "models/intermediate/cosrec/int_cosrec__votes_conformed.sql",
+            "'votes' is not a core mart",
+        ),
+        (
+            "models/marts/core/int_cosrec__turns_conformed.sql",
+            "belongs in models/intermediate/cosrec/",
+        ),
+        ("seeds/movielens/movielens__rating_scales.csv", "not in ingest/corpora.toml"),
+        ("seeds/cosrec/crsarena__rating_scales.csv", "belongs in seeds/crsarena/"),
+    ],
+)
+def test_misplaced_model_or_seed_is_a_one_line_error_naming_the_file(tmp_path, rel, problem):
+    seed = _corpora_seed()
+    root = _mini_project(tmp_path)
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text("x\n", encoding="utf-8")
+    with pytest.raises(CsrwhError) as err:
+        seed.render_macros(root)
+    assert err.value.message.startswith(rel) and problem in err.value.message
+    assert "\n" not in err.value.message
 
 
 # --------------------------------------------------------------------------- citations

@@ -1,6 +1,6 @@
 """Length measures of every utterance that need Python: segmented words and cl100k tokens.
 
-One row per utterance of every ``*_turns_conformed`` model, keyed like them by
+One row per utterance of ``int_turns_unioned`` (every corpus' conformed turns), keyed like them by
 ``(conversation_id, turn_index)``; the ``turns`` mart joins it. Definitions and the
 offline, hash-verified token encoding: ``csrwh.text_measures``. ``zh_min_han_share`` (var,
 passed in as config) decides which texts are Chinese and get segmented.
@@ -52,18 +52,8 @@ def text_measures(turns: pd.DataFrame, min_han_share: float) -> pd.DataFrame:
 def model(dbt, session):
     dbt.config(materialized="table")
     min_han_share = float(dbt.config.get("zh_min_han_share"))
-    # dbt reads refs from the source: one literal ref per conformed turns model
-    conformed = [
-        dbt.ref("int_cosrec__turns_conformed"),
-        dbt.ref("int_crsarena__turns_conformed"),
-        dbt.ref("int_convsearch__turns_conformed"),
-        dbt.ref("int_recllmsim__turns_conformed"),
-        dbt.ref("int_recoreact__turns_conformed"),
-        dbt.ref("int_custom__turns_conformed"),
-    ]
-    parts = [
-        relation.select("conversation_id, turn_index, text, text_translation").df()
-        for relation in conformed
-    ]
-    turns = pd.concat(parts, ignore_index=True)
+    # dbt reads refs from the source, so a Python model needs literal ones: every corpus'
+    # conformed turns come unioned in one model (the registry's list lives in SQL)
+    unioned = dbt.ref("int_turns_unioned")
+    turns = unioned.select("conversation_id, turn_index, text, text_translation").df()
     return text_measures(turns, min_han_share)

@@ -4,9 +4,7 @@ with
 
 unioned as (
     {{ conformed_union(
-        relations=[
-            ref('int_recllmsim__behaviour_labels_conformed'),
-        ],
+        relations=conformed_relations('behaviour_labels'),
         columns=[
             'conversation_id', 'scheme', 'labeller', 'classification_run', 'is_final',
             'dimension', 'label_value', 'label_number',

@@ -4,14 +4,7 @@ with
 
 unioned as (
     {{ conformed_union(
-        relations=[
-            ref('int_cosrec__conversations_conformed'),
-            ref('int_crsarena__conversations_conformed'),
-            ref('int_convsearch__conversations_conformed'),
-            ref('int_recllmsim__conversations_conformed'),
-            ref('int_recoreact__conversations_conformed'),
-            ref('int_custom__conversations_conformed'),
-        ],
+        relations=conformed_relations('conversations'),
         columns=[
             'conversation_id', 'corpus', 'subset', 'source_conversation_id', 'domain_or_task',
             'language', 'user_id', 'system_id', 'started_at', 'ended_at', 'user_sentiment',

@@ -4,12 +4,7 @@ with
 
 unioned as (
     {{ conformed_union(
-        relations=[
-            ref('int_cosrec__intents_conformed'),
-            ref('int_convsearch__intents_conformed'),
-            ref('int_recllmsim__intents_conformed'),
-            ref('int_custom__intents_conformed'),
-        ],
+        relations=conformed_relations('intents'),
         columns=[
             'conversation_id', 'turn_index', 'annotator', 'label_scheme', 'raw_label',
             'is_primary', 'standalone_query', 'intent_id', 'source',

@@ -4,10 +4,7 @@ with
 
 unioned as (
     {{ conformed_union(
-        relations=[
-            ref('int_cosrec__items_conformed'),
-            ref('int_recoreact__items_conformed'),
-        ],
+        relations=conformed_relations('items'),
         columns=[
             'item_id', 'corpus', 'source_item_id', 'item_kind', 'title', 'description', 'category', 'url',
         ],

@@ -4,14 +4,7 @@ with
 
 unioned as (
     {{ conformed_union(
-        relations=[
-            ref('int_cosrec__ratings_conformed'),
-            ref('int_crsarena__ratings_conformed'),
-            ref('int_convsearch__ratings_conformed'),
-            ref('int_recllmsim__ratings_conformed'),
-            ref('int_recoreact__ratings_conformed'),
-            ref('int_custom__ratings_conformed'),
-        ],
+        relations=conformed_relations('ratings'),
         columns=[
             'conversation_id', 'turn_index', 'item_id', 'rater_kind', 'rater_id', 'aspect', 'value',
             'raw_value', 'comment',

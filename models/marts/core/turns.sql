@@ -7,20 +7,7 @@
 with
 
 unioned as (
-    {{ conformed_union(
-        relations=[
-            ref('int_cosrec__turns_conformed'),
-            ref('int_crsarena__turns_conformed'),
-            ref('int_convsearch__turns_conformed'),
-            ref('int_recllmsim__turns_conformed'),
-            ref('int_recoreact__turns_conformed'),
-            ref('int_custom__turns_conformed'),
-        ],
-        columns=[
-            'conversation_id', 'turn_index', 'role', 'text', 'text_translation',
-            'created_at', 'is_image', 'source_turn_id',
-        ],
-    ) }}
+    select * from {{ ref('int_turns_unioned') }}
 ),
 
 text_measures as (

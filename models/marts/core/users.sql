@@ -4,14 +4,7 @@ with
 
 unioned as (
     {{ conformed_union(
-        relations=[
-            ref('int_cosrec__users_conformed'),
-            ref('int_crsarena__users_conformed'),
-            ref('int_convsearch__users_conformed'),
-            ref('int_recllmsim__users_conformed'),
-            ref('int_recoreact__users_conformed'),
-            ref('int_custom__users_conformed'),
-        ],
+        relations=conformed_relations('users'),
         columns=[
             'user_id', 'corpus', 'source_user_id', 'subset', 'profile_text', 'keywords', 'attributes',
         ],
