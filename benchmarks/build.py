@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python benchmarks/build.py                      # ../shared/corpora
     .venv/bin/python benchmarks/build.py --data /path/to/corpora --repeat 3
     .venv/bin/python benchmarks/build.py --sample-scale 100   # the generated sample, x100
+    .venv/bin/python benchmarks/build.py --sample-scale 100 300 --cold-only   # growth x300 / x100
     .venv/bin/python benchmarks/build.py --change cosrec/dataset/crowd/conversations.jsonl
 
 The corpora are copied to a temporary folder first (step 3 edits one file). One run, in this
@@ -34,7 +35,10 @@ process's own, ``ru_maxrss``):
      replayed with its parameters (GX's own catalogue reflection is left out of the floor).
 
 It prints build ÷ floor per phase, dbt's parse time (cold: full parse; rebuild: partial), the
-rebuilds' walls and peak RSS, the figures BENCHMARKS.md records. Ratios come
+rebuilds' walls and peak RSS, the figures BENCHMARKS.md records. ``--cold-only`` leaves out
+steps 2 and 3 (cold build and floor only). Several ``--sample-scale`` values run one after the
+other in the same invocation, and the growth from one scale to the next is printed (cold build
+wall, floor, peak RSS: e.g. x300 ÷ x100, target ≤ 3.3). Ratios come
 from one run on one machine, so they hold even when the machine is shared and noisy.
 """
 
@@ -52,6 +56,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Self
 
 ROOT = Path(__file__).resolve().parents[1]
 # run as a script, benchmarks/ is sys.path[0] and its ingest.py would shadow the project's package
@@ -72,6 +77,59 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
+class _RssSampler:
+    """Resident set size every 0.1 s in a side thread (``/proc/self/status``; Linux only), to
+    tell which phase or dbt node the build's peak came from."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.samples: list[tuple[float, float]] = []  # (epoch seconds, MB)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                with open("/proc/self/status") as fh:
+                    kb = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+            except (OSError, StopIteration):
+                return
+            self.samples.append((time.time(), kb / 1024))
+            self._stop.wait(0.1)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def peak(self, start: float, end: float) -> float:
+        return max((mb for t, mb in self.samples if start <= t <= end + 0.1), default=0.0)
+
+
+def _node_peaks(sampler: _RssSampler, target: Path, top: int = 5) -> list[tuple[float, str]]:
+    """The dbt nodes with the highest RSS while they ran (nodes run two at a time: a node
+    shares the figure with whatever ran beside it)."""
+    from datetime import datetime
+
+    path = target / "run_results.json"
+    if not path.is_file():
+        return []
+    peaks = []
+    for r in json.loads(path.read_text())["results"]:
+        timing = [t for t in r.get("timing", []) if t["name"] == "execute" and t.get("started_at")]
+        if timing:
+            start, end = (
+                datetime.fromisoformat(timing[0][k]).timestamp()
+                for k in ("started_at", "completed_at")
+            )
+            peaks.append((sampler.peak(start, end), r["unique_id"].split(".")[2]))
+    return sorted(peaks, reverse=True)[:top]
+
+
 # ----------------------------------------------------------------------------- child processes
 
 
@@ -83,10 +141,16 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
 
     from csrwh.build import build
 
+    gate_window: list[float] = []
+
     def gate(database, build_id):  # imported when it runs, as `csrwh build` does
         from csrwh.validate import gate as run_gate
 
-        return run_gate(database, build_id)
+        gate_window.append(time.time())
+        try:
+            return run_gate(database, build_id)
+        finally:
+            gate_window.append(time.time())
 
     captured: list[tuple[str, object]] = []
 
@@ -94,7 +158,9 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
         captured.append((statement, parameters))
 
     event.listen(Engine, "before_cursor_execute", _listen)
-    result = build(Path(data_dir), Path(warehouse), gates=[gate], allow_rejects=True)
+    with _RssSampler() as sampler:
+        result = build(Path(data_dir), Path(warehouse), gates=[gate], allow_rejects=True)
+    target = Path(os.environ.get("CSRWH_DBT_TARGET_PATH") or ROOT / "target")
     out = {
         "wall_in_process": time.perf_counter() - t0,
         "steps": result.seconds,
@@ -106,6 +172,8 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
         "dbt_full_parse_reason": result.dbt.full_parse_reason if result.dbt is not None else None,
         "dbt_nodes_run": result.dbt.n_nodes if result.dbt is not None else 0,
         "notes": result.notes,
+        "rss_gate_mb": sampler.peak(*gate_window[:2]) if len(gate_window) >= 2 else None,
+        "rss_top_nodes": _node_peaks(sampler, target) if result.dbt is not None else [],
     }
     if capture:
         Path(capture).write_text(
@@ -259,7 +327,7 @@ def _drop_last_line(path: Path) -> None:
     path.write_bytes(b"".join(lines[:-1]))
 
 
-def bench(source: Path, work: Path, change: str) -> dict:
+def bench(source: Path, work: Path, change: str, cold_only: bool = False) -> dict:
     data = work / "data"
     shutil.copytree(source, data)
     warehouse = work / "warehouse" / "csr.duckdb"
@@ -277,16 +345,18 @@ def bench(source: Path, work: Path, change: str) -> dict:
     floor_copy = work / "floor" / "csr.duckdb"  # same file stem: compiled SQL names the catalogue
     floor_copy.parent.mkdir()
     shutil.copy2(warehouse, floor_copy)
-    warm = _run_child("build", str(data), str(warehouse), "", env=env)
-    _drop_last_line(data / change)
-    changed = _run_child("build", str(data), str(warehouse), "", env=env)
-    changed["file"] = change
+    warm = changed = None
+    if not cold_only:
+        warm = _run_child("build", str(data), str(warehouse), "", env=env)
+        _drop_last_line(data / change)
+        changed = _run_child("build", str(data), str(warehouse), "", env=env)
+        changed["file"] = change
     floor = _run_child("floor", str(data), str(floor_copy), str(cold_target), str(capture), env=env)
     return {"cold": cold, "warm": warm, "changed": changed, "floor": floor}
 
 
 def report(data: Path, r: dict) -> None:
-    cold, warm, floor = r["cold"], r["warm"], r["floor"]
+    cold, warm, changed, floor = r["cold"], r["warm"], r["changed"], r["floor"]
     steps = cold["steps"]
     rows = [
         ("ingest", steps.get("ingest", 0.0), floor["ingest"]),
@@ -316,11 +386,23 @@ def report(data: Path, r: dict) -> None:
         "slowest models in the floor: "
         + ", ".join(f"{name} {sec:.1f} s" for sec, name in floor["slowest_models"])
     )
-    changed = r["changed"]
     print(
-        f"peak RSS: cold build {cold['peak_rss_mb']:.0f} MB, one-file rebuild "
-        f"{changed['peak_rss_mb']:.0f} MB, floor {floor['peak_rss_mb']:.0f} MB"
+        f"peak RSS: cold build {cold['peak_rss_mb']:.0f} MB"
+        + (f", one-file rebuild {changed['peak_rss_mb']:.0f} MB" if changed else "")
+        + f", floor {floor['peak_rss_mb']:.0f} MB"
     )
+    if cold.get("rss_top_nodes"):
+        print(
+            "cold build RSS by dbt node (MB, with whatever ran beside it): "
+            + ", ".join(f"{name} {mb:.0f}" for mb, name in cold["rss_top_nodes"])
+            + f"; gate {cold['rss_gate_mb'] or float('nan'):.0f}"
+        )
+    print(
+        f"dbt parse: cold {cold['dbt_parse_seconds'] or float('nan'):.1f} s "
+        f"(full: {cold['dbt_full_parse_reason']})"
+    )
+    if warm is None or changed is None:
+        return
     print(f"no-change rebuild: {warm['wall']:.1f} s wall (up to date: {warm['up_to_date']})")
     print(
         f"one-file change rebuild ({changed['file']}): {changed['wall']:.1f} s wall = "
@@ -330,11 +412,27 @@ def report(data: Path, r: dict) -> None:
     )
     print("  " + " | ".join(changed["notes"]))
     print(
-        f"dbt parse: cold {cold['dbt_parse_seconds'] or float('nan'):.1f} s "
-        f"(full: {cold['dbt_full_parse_reason']}), rebuild "
-        f"{changed['dbt_parse_seconds'] or float('nan'):.1f} s "
+        f"dbt parse, rebuild: {changed['dbt_parse_seconds'] or float('nan'):.1f} s "
         f"({'full: ' + changed['dbt_full_parse_reason'] if changed['dbt_full_parse_reason'] else 'partial'})"
     )
+
+
+def _floor_total(r: dict) -> float:
+    return r["floor"]["ingest"] + r["floor"]["dbt"] + r["floor"]["gate"]
+
+
+def report_growth(scales: list[int], results: list[dict]) -> None:
+    """Cold build, floor and peak RSS of each scale against the scale before it."""
+    for (small, a), (big, b) in zip(
+        zip(scales, results, strict=True), list(zip(scales, results, strict=True))[1:]
+    ):
+        print(
+            f"x{big} / x{small} (data x{big / small:.1f}): cold build wall "
+            f"{b['cold']['wall']:.1f} / {a['cold']['wall']:.1f} s = "
+            f"{b['cold']['wall'] / a['cold']['wall']:.2f}; floor {_floor_total(b):.1f} / "
+            f"{_floor_total(a):.1f} s = {_floor_total(b) / _floor_total(a):.2f}; peak RSS "
+            f"{b['cold']['peak_rss_mb']:.0f} / {a['cold']['peak_rss_mb']:.0f} MB"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -349,7 +447,16 @@ def main(argv: list[str] | None = None) -> int:
         "--data", type=Path, default=None, help="corpora folder (default ../shared/corpora)"
     )
     parser.add_argument(
-        "--sample-scale", type=int, default=None, help="use the generated sample at this scale"
+        "--sample-scale",
+        type=int,
+        nargs="+",
+        default=None,
+        help="use the generated sample at this scale (several: one after the other, with growth)",
+    )
+    parser.add_argument(
+        "--cold-only",
+        action="store_true",
+        help="cold build and floor only (no no-change and one-file rebuilds)",
     )
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument(
@@ -360,23 +467,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the raw figures here")
     args = parser.parse_args(argv)
     results = []
+    scales = args.sample_scale or [None]
     for attempt in range(args.repeat):
-        with tempfile.TemporaryDirectory() as tmp:
-            work = Path(tmp)
-            data = args.data or DEFAULT_REAL
-            if args.sample_scale:
-                from csrwh.sample import generate
+        per_scale = []
+        for scale in scales:
+            with tempfile.TemporaryDirectory() as tmp:
+                work = Path(tmp)
+                data = args.data or DEFAULT_REAL
+                if scale:
+                    from csrwh.sample import generate
 
-                data = work / "sample"
-                generate(data, scale=args.sample_scale, seed=0)
-            if not data.is_dir():
-                sys.exit(f"no corpora at {data}")
-            if not (data / args.change).is_file():
-                sys.exit(f"--change {args.change}: no such file in {data}")
-            result = bench(data, work / "run", args.change)
-            print(f"run {attempt + 1}")
-            report(data, result)
-            results.append(result)
+                    data = work / "sample"
+                    generate(data, scale=scale, seed=0)
+                if not data.is_dir():
+                    sys.exit(f"no corpora at {data}")
+                if not (data / args.change).is_file():
+                    sys.exit(f"--change {args.change}: no such file in {data}")
+                result = bench(data, work / "run", args.change, cold_only=args.cold_only)
+                result["scale"] = scale
+                print(f"run {attempt + 1}" + (f", sample x{scale}" if scale else ""), flush=True)
+                report(data, result)
+                per_scale.append(result)
+                results.append(result)
+        if len(scales) > 1:
+            report_growth(scales, per_scale)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

@@ -32,10 +32,13 @@ def resolve_warehouse(value: str | os.PathLike[str] | None = None) -> Path:
 
 # --------------------------------------------------------------------------- DuckDB resources
 
-#: the most memory a build lets DuckDB use (``memory_limit``), whatever the machine has. Not
-#: 1 GiB: DuckDB keeps every JSON parse of a 2048-row chunk until the chunk is done, and
-#: staging.stg_recllmsim__messages (unnesting whole-file payloads) needs ~1.6 GB on the real
-#: corpora; under 1 GiB it fails with "Out of Memory Error" (BENCHMARKS.md, build).
+#: the most memory a build lets DuckDB use (``memory_limit``), whatever the machine has. DuckDB
+#: spills joins and aggregates beyond it, but not JSON parsing: it keeps every parse of a
+#: 2048-row chunk until the chunk is done, per thread. The RecLLMSim staging models now parse
+#: each whole-file payload once or twice, not once per field (each fits in ~0.35 GB with two
+#: threads), but lower caps still fail on the sample: 640 MiB at x100 (a ConvSearch join beside
+#: other models), 1 GiB at x300 (tests of the ConvSearch staging views, which parse their JSON
+#: on every read). BENCHMARKS.md, "Memory of a build".
 MAX_MEMORY_LIMIT_MB = 3072
 #: share of the machine's RAM a build lets DuckDB use when that is less than the cap
 MEMORY_SHARE = 0.40

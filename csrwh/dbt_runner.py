@@ -8,6 +8,11 @@ is reused from one build to the next. DuckDB's ``memory_limit``, ``threads`` and
 ``temp_directory`` reach the profile through CSRWH_DBT_MEMORY_LIMIT, CSRWH_DBT_THREADS and
 CSRWH_DBT_TEMP_DIR (:func:`csrwh.config.duckdb_settings`).
 
+Memory: after each Python model (text measures, diversity, agreement: pandas/Arrow/numpy work
+in this process) and after dbt, the freed C heap is handed back to the system
+(:func:`return_freed_memory`), so what those models freed does not stay in the build's
+resident set while later nodes and the gate run.
+
 ``log_file`` receives what dbt would print (its info, warning and error lines: one per node
 started and finished), whatever the console shows; ``on_event`` sees every dbt event (the build
 counts nodes with it). Both are called from dbt's worker threads.
@@ -15,6 +20,9 @@ counts nodes with it). Both are called from dbt's worker threads.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import os
 import threading
 import time
@@ -107,6 +115,33 @@ class _ParseWatch:
             self.parse_seconds = time.perf_counter() - self.started
 
 
+def return_freed_memory() -> None:
+    """Collect garbage and hand the C heap's free pages back to the system (glibc's
+    ``malloc_trim``; elsewhere only the collection)."""
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+_TRIM: list[Callable[[int], int] | None] = []
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    if not _TRIM:
+        try:
+            _TRIM.append(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim)
+        except (OSError, AttributeError):  # not glibc
+            _TRIM.append(None)
+    return _TRIM[0]
+
+
+def _trim_after_python_models(msg: Any) -> None:
+    """On the end of a Python model: :func:`return_freed_memory`."""
+    if msg.info.name == "NodeFinished" and str(msg.data.node_info.node_path).endswith(".py"):
+        return_freed_memory()
+
+
 def _guarded(callback: Callable[[Any], None]) -> Callable[[Any], None]:
     """A callback whose errors never break dbt (interrupts still propagate)."""
 
@@ -165,7 +200,7 @@ def run_dbt(
         cli_flags.append("--quiet")
     node_log = _NodeLog(log_file) if log_file is not None else None
     watch = _ParseWatch()
-    callbacks = [c for c in (node_log, on_event, watch) if c is not None]
+    callbacks = [c for c in (node_log, on_event, watch, _trim_after_python_models) if c is not None]
     started = watch.started = time.perf_counter()
     try:
         result = dbtRunner(callbacks=[_guarded(c) for c in callbacks]).invoke(
@@ -216,8 +251,6 @@ def release_database(database: Path) -> None:
     life of the process. The orchestrator renames the database file after dbt, so the
     instance must be closed and its WAL folded into the file first.
     """
-    import gc
-
     import duckdb
 
     try:
@@ -230,7 +263,7 @@ def release_database(database: Path) -> None:
             if env is not None:
                 env.close()
                 DuckDBConnectionManager._ENV = None
-    gc.collect()
+    return_freed_memory()
     if Path(database).exists():
         with duckdb.connect(str(database)) as con:
             con.execute("checkpoint")

@@ -188,7 +188,8 @@ def validate(
                 datasource = context.data_sources.add_sql(
                     name="warehouse",
                     connection_string=url.render_as_string(hide_password=False),
-                    kwargs={"connect_args": {"read_only": True}},
+                    # the build's memory_limit and threads (csrwh.config): GX's DuckDB stays bounded too
+                    kwargs={"connect_args": {"read_only": True, "config": _duckdb_config()}},
                 )
                 existing = _existing_tables(datasource.get_engine())
             except Exception as exc:  # GX wraps driver errors in its own exception types
@@ -304,6 +305,13 @@ def record_results(database: Path, report: ValidationReport) -> None:
         con.execute("commit")
     finally:
         con.close()
+
+
+def _duckdb_config() -> dict[str, str]:
+    """DuckDB's ``memory_limit`` and ``threads`` for GX's read-only connections, as a build's."""
+    from csrwh.config import memory_limit_mb, threads
+
+    return {"memory_limit": f"{memory_limit_mb()}MiB", "threads": str(threads())}
 
 
 def print_summary(

@@ -16,42 +16,49 @@ source as (
 
 ),
 
+{#- Memory (BENCHMARKS.md, issue 14): every unnest is in a select list. A lateral
+    `cross join unnest(...)` is decorrelated by DuckDB into a hash join on its input, here the
+    whole payload (0.7 GB peak on the real corpora; ~0.35 GB now, same rows). -#}
+scheme_names as (
+
+    select
+        record_key as conversation_id,
+        payload,
+        unnest(
+            list_filter(json_keys(payload), lambda key: key like 'strategy%')
+        ) as scheme
+    from source
+
+),
+
 schemes as (
 
     select
-        source.record_key as conversation_id,
-        scheme_keys.scheme,
-        source.payload -> ('$."' || scheme_keys.scheme || '"') as scheme_value
-    from source
-    cross join unnest(json_keys(source.payload)) as scheme_keys (scheme)
-    where scheme_keys.scheme like 'strategy%'
+        conversation_id,
+        scheme,
+        payload -> ('$."' || scheme || '"') as scheme_value
+    from scheme_names
 
 ),
 
 runs as (
 
     select
-        schemes.conversation_id,
-        schemes.scheme,
-        run_entries.entry.key as run_key,
-        run_entries.entry.value as run_value
+        conversation_id,
+        scheme,
+        unnest({{ parse_json_object_entries('scheme_value') }}) as run_entry
     from schemes
-    cross join
-        unnest({{ parse_json_object_entries('schemes.scheme_value') }}) as run_entries (entry)
 
 ),
 
 labels as (
 
     select
-        runs.conversation_id,
-        runs.scheme,
-        runs.run_key,
-        label_entries.entry.key as dimension,
-        label_entries.entry.value as label
+        conversation_id,
+        scheme,
+        run_entry.key as run_key,
+        unnest({{ parse_json_object_entries('run_entry.value') }}) as label_entry
     from runs
-    cross join
-        unnest({{ parse_json_object_entries('runs.run_value') }}) as label_entries (entry)
 
 ),
 
@@ -59,7 +66,7 @@ renamed as (
 
     select
         ----------  ids
-        conversation_id || '#' || scheme || '#' || run_key || '#' || dimension as label_id,
+        conversation_id || '#' || scheme || '#' || run_key || '#' || label_entry.key as label_id,
         conversation_id,
 
         ----------  strings
@@ -68,11 +75,11 @@ renamed as (
         -- "final", or the classification run "1", "2", "3"
         run_key,
         -- e.g. information_request, question_broadness
-        dimension,
+        label_entry.key as dimension,
         -- the label as text (numbers such as question_broadness 4 become '4')
-        label ->> '$' as label_value,
+        label_entry.value ->> '$' as label_value,
         -- JSON type of the label in the file (VARCHAR, UBIGINT, ...)
-        json_type(label) as label_json_type
+        json_type(label_entry.value) as label_json_type
 
     from labels
 

@@ -9,28 +9,26 @@ source as (
 
 ),
 
-{#- Each JSON path operator parses the whole payload again, and DuckDB keeps every parse of a
-    2048-row chunk until the chunk is done: 18 operators took ~1.4 GB. One list extraction per
-    kind parses each payload once (~0.2 GB); the values are the same. -#}
+{#- Memory (BENCHMARKS.md, issue 14): each JSON path operator parses the whole payload again,
+    and DuckDB keeps every parse of a 2048-row chunk until the chunk is done (18 operators took
+    ~1.4 GB). One from_json keeps only the fields below, and the history's length is read
+    without extracting the history (~0.3 GB); the values are the same. -#}
 parsed as (
 
     select
         source.*,
-        json_extract_string(
+        from_json(
             payload,
-            [
-                '$.preference_id', '$.task_context_id', '$.chat_model', '$.task', '$.task_type',
-                '$.preference', '$.preference_zh', '$.task_context', '$.task_context_zh',
-                '$.conflict'
-            ]
-        ) as strings,
-        json_extract(
-            payload,
-            [
-                '$.profile', '$.questionnaire', '$.profile_mapped', '$.preference_summary',
-                '$.rating', '$.history'
-            ]
-        ) as objects
+            '{
+                "preference_id": "VARCHAR", "task_context_id": "VARCHAR", "chat_model": "VARCHAR",
+                "task": "VARCHAR", "task_type": "VARCHAR", "preference": "VARCHAR",
+                "preference_zh": "VARCHAR", "task_context": "VARCHAR",
+                "task_context_zh": "VARCHAR", "conflict": "VARCHAR",
+                "profile": "JSON", "questionnaire": "JSON", "profile_mapped": "JSON",
+                "preference_summary": "JSON", "rating": "JSON"
+            }'
+        ) as fields,
+        json_array_length(payload, '$.history') as history_length
     from source
 
 ),
@@ -42,10 +40,10 @@ renamed as (
         -- the file path without ".json", e.g. "LLM_agent_user/travel planning/12"
         record_key as conversation_id,
         -- LLM-agent files: the simulated user's preference profile
-        strings[1] as preference_id,
-        strings[2] as task_context_id,
+        fields.preference_id as preference_id,
+        fields.task_context_id as task_context_id,
         -- human_exp_V2 files: the assistant LLM of the conversation; NULL when the file has none
-        strings[3] as chat_model,
+        fields.chat_model as chat_model,
 
         ----------  strings
         -- layout: <subset>/[User_<k>/]<task>/<n>.json
@@ -54,30 +52,30 @@ renamed as (
         string_split(source_path, '/')[-2] as task_folder,
         -- the task as the file states it: "task" (English, LLM-agent files) or
         -- "task_type" (Chinese, human files), kept raw
-        coalesce(strings[4], strings[5]) as task_name,
-        strings[4] as task,
-        strings[5] as task_type,
-        strings[6] as preference,
-        strings[7] as preference_zh,
-        strings[8] as task_context,
-        strings[9] as task_context_zh,
+        coalesce(fields.task, fields.task_type) as task_name,
+        fields.task as task,
+        fields.task_type as task_type,
+        fields.preference as preference,
+        fields.preference_zh as preference_zh,
+        fields.task_context as task_context,
+        fields.task_context_zh as task_context_zh,
         source_path,
 
         ----------  json
         -- an object in the released files, a Python-repr string in some exports
-        objects[1] as profile,
-        objects[2] as questionnaire,
-        objects[3] as profile_mapped,
-        objects[4] as preference_summary,
-        objects[5] as rating,
+        fields.profile as profile,
+        fields.questionnaire as questionnaire,
+        fields.profile_mapped as profile_mapped,
+        fields.preference_summary as preference_summary,
+        fields.rating as rating,
 
         ----------  numerics
-        cast(json_array_length(objects[6]) as integer) as n_messages,
+        cast(history_length as integer) as n_messages,
         -- 0-based position of the record in its file (always 0: one conversation per file)
         record_index,
 
         ----------  booleans
-        cast(strings[10] as boolean) as is_conflict,
+        cast(fields.conflict as boolean) as is_conflict,
 
         ----------  timestamps
         ingested_at
