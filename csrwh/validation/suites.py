@@ -202,7 +202,9 @@ def load_suite(path: Path, expectations_dir: Path | None = None) -> SuiteSpec:
     table = data.get("table")
     if not isinstance(table, str) or not _TABLE.match(table):
         raise _fail(path, "table: must be <schema>.<table> in lower case, e.g. raw.crsarena__votes")
-    default_name = table if group == "raw" else table.split(".", 1)[1]
+    # raw suites are named by their table; mart suites by their file (`conversations`, or
+    # `cosrec__conversations` for a corpus's own suite on a shared mart)
+    default_name = table if group == "raw" else path.stem
     name = data.get("suite", default_name)
     variables = {str(k): str(v) for k, v in (data.get("vars") or {}).items()}
 

@@ -372,7 +372,7 @@ def test_mart_suites_fail_on_corrupted_custom_rows(custom_build, tmp_path: Path)
     report = validate(
         corrupted,
         run_id="test",
-        suites=["conversations", "ratings"],
+        suites=["conversations", "custom__conversations", "ratings"],
         data_docs_dir=None,
         record=False,
     )

@@ -335,7 +335,7 @@ CORRUPTIONS = [
     ),
     (
         "conversations-lost-record",
-        "conversations",
+        "convsearch__conversations",
         "delete from main.conversations where conversation_id = 'convsearch:1'",
         "one_conversation_per_ingested_record",
     ),
@@ -347,13 +347,57 @@ CORRUPTIONS = [
     ),
     (
         "conversations-truncated-vs-raw",
-        "conversations",
+        "cosrec__conversations",
         (
             "delete from main.turns where conversation_id = 'cosrec:CoSRec-Crowd_1' and turn_index = 3; "
             "update main.conversations set n_turns = 3, n_system_turns = 1, n_merged_turns = 3 "
             "where conversation_id = 'cosrec:CoSRec-Crowd_1'"
         ),
         "turn_counts_match_raw",
+    ),
+    (
+        "conversations-miscounted-crsarena",
+        "crsarena__conversations",
+        "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
+        "(select min(conversation_id) from main.conversations where corpus = 'crsarena')",
+        "turn_counts_match_raw",
+    ),
+    (
+        "conversations-miscounted-convsearch",
+        "convsearch__conversations",
+        "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
+        "(select min(conversation_id) from main.conversations where corpus = 'convsearch')",
+        "turn_counts_match_raw",
+    ),
+    (
+        "conversations-miscounted-recllmsim",
+        "recllmsim__conversations",
+        "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
+        "(select min(conversation_id) from main.conversations where corpus = 'recllmsim')",
+        "turn_counts_match_raw",
+    ),
+    (
+        "conversations-miscounted-recoreact",
+        "recoreact__conversations",
+        "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
+        "(select min(conversation_id) from main.conversations where corpus = 'recoreact')",
+        "turn_counts_match_raw",
+    ),
+    (
+        "conversations-miscounted-custom",
+        "custom__conversations",
+        "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
+        "(select min(conversation_id) from main.conversations where corpus = 'custom')",
+        "turn_counts_match_raw",
+    ),
+    (
+        "conversations-fan-out-custom",
+        "custom__conversations",
+        "insert into main.conversations select * replace ("
+        "conversation_id || '-copy' as conversation_id) from main.conversations "
+        "where conversation_id = (select min(conversation_id) from main.conversations "
+        "where corpus = 'custom')",
+        "one_conversation_per_ingested_record",
     ),
     (
         "turns-gap",

@@ -12,7 +12,7 @@ from csrwh.dbt_sources import raw_tables as dbt_raw_tables
 from csrwh.errors import CsrwhError
 from csrwh.validation import load_suite, load_suites
 from csrwh.validation.suites import to_gx_expectation
-from ingest.registry import raw_tables
+from ingest.registry import declarations, raw_tables
 
 RAW_TABLES = set(raw_tables())  # the ingest registry: every raw table
 MARTS = {
@@ -38,11 +38,22 @@ MARTS = {
 }
 
 
-def test_one_suite_per_raw_source_and_per_mart() -> None:
+def test_one_suite_per_raw_source_per_mart_and_per_corpus() -> None:
+    """Raw suites per raw table, mart suites per mart, and each registered corpus its own
+    `<corpus>__conversations` suite tying the conversations mart to its raw records."""
     suites = load_suites()
     assert {s.table for s in suites if s.group == "raw"} == {f"raw.{t}" for t in RAW_TABLES}
-    assert {s.name for s in suites if s.group == "marts"} == MARTS
-    assert all(s.table == f"main.{s.name}" for s in suites if s.group == "marts")
+    per_corpus = {f"{c.id}__conversations" for c in declarations()}
+    assert {s.name for s in suites if s.group == "marts"} == MARTS | per_corpus
+    for suite in suites:
+        if suite.name in per_corpus:
+            assert suite.table == "main.conversations", suite.name
+            assert {e.name for e in suite.expectations} == {
+                "one_conversation_per_ingested_record",
+                "turn_counts_match_raw",
+            }
+        elif suite.group == "marts":
+            assert suite.table == f"main.{suite.name}", suite.name
 
 
 def test_raw_suites_cover_every_dbt_source_table() -> None:
@@ -78,9 +89,9 @@ def test_one_owner_for_each_mart_schema() -> None:
     python_marts = set()
     for suite in load_suites(select=["marts"]):
         names = {e.name for e in suite.expectations}
-        model = models[suite.name]
-        if _is_python_model(suite.name):
-            python_marts.add(suite.name)
+        model = models[suite.table_name]
+        if _is_python_model(suite.table_name):
+            python_marts.add(suite.table_name)
             columns = next(
                 e for e in suite.expectations if e.name == "columns_match_contract"
             ).kwargs["column_set"]
