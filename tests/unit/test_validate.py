@@ -358,45 +358,57 @@ CORRUPTIONS = [
     (
         "conversations-miscounted-crsarena",
         "crsarena__conversations",
-        "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
-        "(select min(conversation_id) from main.conversations where corpus = 'crsarena')",
+        (
+            "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
+            "(select min(conversation_id) from main.conversations where corpus = 'crsarena')"
+        ),
         "turn_counts_match_raw",
     ),
     (
         "conversations-miscounted-convsearch",
         "convsearch__conversations",
-        "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
-        "(select min(conversation_id) from main.conversations where corpus = 'convsearch')",
+        (
+            "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
+            "(select min(conversation_id) from main.conversations where corpus = 'convsearch')"
+        ),
         "turn_counts_match_raw",
     ),
     (
         "conversations-miscounted-recllmsim",
         "recllmsim__conversations",
-        "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
-        "(select min(conversation_id) from main.conversations where corpus = 'recllmsim')",
+        (
+            "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
+            "(select min(conversation_id) from main.conversations where corpus = 'recllmsim')"
+        ),
         "turn_counts_match_raw",
     ),
     (
         "conversations-miscounted-recoreact",
         "recoreact__conversations",
-        "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
-        "(select min(conversation_id) from main.conversations where corpus = 'recoreact')",
+        (
+            "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
+            "(select min(conversation_id) from main.conversations where corpus = 'recoreact')"
+        ),
         "turn_counts_match_raw",
     ),
     (
         "conversations-miscounted-custom",
         "custom__conversations",
-        "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
-        "(select min(conversation_id) from main.conversations where corpus = 'custom')",
+        (
+            "update main.conversations set n_turns = n_turns + 1 where conversation_id = "
+            "(select min(conversation_id) from main.conversations where corpus = 'custom')"
+        ),
         "turn_counts_match_raw",
     ),
     (
         "conversations-fan-out-custom",
         "custom__conversations",
-        "insert into main.conversations select * replace ("
-        "conversation_id || '-copy' as conversation_id) from main.conversations "
-        "where conversation_id = (select min(conversation_id) from main.conversations "
-        "where corpus = 'custom')",
+        (
+            "insert into main.conversations select * replace ("
+            "conversation_id || '-copy' as conversation_id) from main.conversations "
+            "where conversation_id = (select min(conversation_id) from main.conversations "
+            "where corpus = 'custom')"
+        ),
         "one_conversation_per_ingested_record",
     ),
     (
