@@ -326,8 +326,13 @@ def render_seed(corpora: tuple[Corpus, ...] | None = None) -> str:
 def seed_differences(path: str | Path | None = None) -> list[str]:
     """Lines of ``path`` (default seeds/corpora.csv) that differ from :func:`render_seed`
     (empty: in sync)."""
-    path = SEED_FILE if path is None else path
-    want = render_seed().splitlines()
+    return rendering_differences(SEED_FILE if path is None else path, render_seed())
+
+
+def rendering_differences(path: str | Path, rendered: str) -> list[str]:
+    """Lines of the committed file ``path`` that differ from what the registry ``rendered``
+    (empty: in sync), one message per line naming the file and line."""
+    want = rendered.splitlines()
     try:
         have = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:

@@ -127,19 +127,7 @@ def render_macros(root: Path | None = None) -> str:
 def macro_differences(root: Path | None = None) -> list[str]:
     """Lines of the committed macro file that differ from :func:`render_macros` (empty: in sync)."""
     root = ROOT if root is None else root
-    path = root / MACRO_FILE
-    want = render_macros(root).splitlines()
-    try:
-        have = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return [f"{MACRO_FILE} does not exist"]
-    out = []
-    for i in range(max(len(want), len(have))):
-        w = want[i] if i < len(want) else "<no line>"
-        h = have[i] if i < len(have) else "<no line>"
-        if w != h:
-            out.append(f"{MACRO_FILE} line {i + 1}: has {h!r}, the registry renders {w!r}")
-    return out
+    return registry.rendering_differences(root / MACRO_FILE, render_macros(root))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -502,11 +502,18 @@ def model(dbt, session):
     conversations = dbt.ref("conversations").project(
         "conversation_id as c_id, corpus, subset, system_id, source_path, source_record_index"
     )
-    joined = (
-        turns.join(conversations, "conversation_id = c_id")
-        .filter("text is not null and not coalesce(is_image, false)")
-        .order("corpus, source_path, source_record_index, conversation_id, turn_index")
-        .project("corpus, subset, system_id, conversation_id, role, text")
+    joined = turns.join(conversations, "conversation_id = c_id").filter(
+        "text is not null and not coalesce(is_image, false)"
     )
-    columns = list(zip(*joined.fetchall())) or [[] for _ in range(6)]
-    return text_diversity(Utterances(*(list(col) for col in columns)))
+    # one corpus at a time (as text_diversity does), so only its utterances are in memory
+    rows: dict[str, list] = {name: [] for name in SCHEMA.names}
+    for (corpus,) in joined.aggregate("corpus").order("corpus").fetchall():
+        part = (
+            joined.filter("corpus = '" + corpus.replace("'", "''") + "'")
+            .order("source_path, source_record_index, conversation_id, turn_index")
+            .project("corpus, subset, system_id, conversation_id, role, text")
+        )
+        columns = [list(col) for col in zip(*part.fetchall())]
+        _corpus_rows(Utterances(*columns), rows)
+        del columns
+    return pa.table(rows, schema=SCHEMA)

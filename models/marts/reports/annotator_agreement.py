@@ -301,8 +301,22 @@ def model(dbt, session):
     dbt.config(materialized="table")
     n_samples = int(dbt.config.get("agreement_bootstrap_samples"))
     seed = int(dbt.config.get("agreement_bootstrap_seed"))
-    intents = dbt.ref("intents").df()
-    ratings = dbt.ref("ratings").df()
+    # only the columns the measures read: the marts' texts and attributes stay in DuckDB
+    intents = (
+        dbt.ref("intents")
+        .project(
+            "corpus, label_scheme, conversation_id, turn_index, annotator, raw_label, source, "
+            "is_primary"
+        )
+        .df()
+    )
+    ratings = (
+        dbt.ref("ratings")
+        .project(
+            "corpus, aspect, conversation_id, turn_index, item_id, rater_kind, rater_id, value"
+        )
+        .df()
+    )
     conversations = dbt.ref("conversations").project("conversation_id, subset").df()
     frame = build_agreement(intents, ratings, n_samples, seed, conversations)
     return pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
