@@ -943,6 +943,16 @@ def _no_sleep(monkeypatch) -> list:
 
 def test_dns_failure_fails_fast_without_retries(sources, data_dir, monkeypatch):
     slept = _no_sleep(monkeypatch)
+    # the resolver's answer for a `.invalid` host (RFC 6761), without asking this machine's DNS:
+    # a slow resolver made the real lookup time out, which is a transient error and retried
+    real_lookup = socket.getaddrinfo
+
+    def lookup(host, *args, **kwargs):
+        if str(host).endswith(".invalid"):
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real_lookup(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
     tries: list = []
     real = fetch_http.attempt
     monkeypatch.setattr(
