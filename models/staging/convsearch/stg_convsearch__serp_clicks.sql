@@ -9,35 +9,64 @@ source as (
 
 ),
 
+{#- Memory (BENCHMARKS.md, issue 14): the payload is parsed once, by one from_json that keeps
+    only the page-log ids and clicked results, then each clicked_results list once; every
+    unnest is in a select list (a lateral `cross join unnest(...)` is decorrelated by DuckDB
+    into a hash join on its input, here the whole payload). Fields are read as text, so the
+    casts below see what `->>` gave. Same rows. -#}
+queries as (
+
+    select
+        from_json(
+            payload,
+            '{"id": "VARCHAR", "belong_dialog": "VARCHAR", "serp_pagelogs": [{
+                "id": "VARCHAR", "clicked_results": "JSON"
+            }]}'
+        ) as query
+    from source
+
+),
+
 pagelogs as (
 
     select
-        source.payload ->> '$.id' as query_id,
-        source.payload ->> '$.belong_dialog' as dialog_id,
-        pagelogs.pagelog ->> '$.id' as serp_pagelog_id,
-        -- a JSON string holding a list; tolerate a plain JSON list too
-        case
-            when json_type(pagelogs.pagelog, '$.clicked_results') = 'VARCHAR'
-                then try_cast(pagelogs.pagelog ->> '$.clicked_results' as json)
-            else pagelogs.pagelog -> '$.clicked_results'
-        end as clicked_results
-    from source
-    cross join unnest(cast(source.payload -> '$.serp_pagelogs[*]' as json[])) as pagelogs (pagelog)
+        query.id as query_id,
+        query.belong_dialog as dialog_id,
+        unnest(query.serp_pagelogs) as pagelog
+    from queries
+
+),
+
+clicked_results as (
+
+    select
+        query_id,
+        dialog_id,
+        pagelog.id as serp_pagelog_id,
+        from_json(
+            -- a JSON string holding a list; tolerate a plain JSON list too (an unparsable
+            -- string, or anything but a list, gives no clicks)
+            case
+                when json_type(pagelog.clicked_results) = 'VARCHAR'
+                    then try_cast(pagelog.clicked_results ->> '$' as json)
+                else pagelog.clicked_results
+            end,
+            '[{"href": "VARCHAR", "type": "VARCHAR", "id": "VARCHAR"}]'
+        ) as clicks
+    from pagelogs
 
 ),
 
 unnested as (
 
     select
-        pagelogs.query_id,
-        pagelogs.dialog_id,
-        pagelogs.serp_pagelog_id,
-        clicks.click,
-        clicks.click_number
-    from pagelogs
-    cross join
-        unnest(cast(pagelogs.clicked_results -> '$[*]' as json[]))
-        with ordinality as clicks (click, click_number)
+        query_id,
+        dialog_id,
+        serp_pagelog_id,
+        -- two lists of the same length unnest side by side: each click with its position
+        unnest(clicks) as click,
+        unnest(range(1, len(clicks) + 1)) as click_number
+    from clicked_results
 
 ),
 
@@ -50,15 +79,15 @@ renamed as (
         dialog_id,
 
         ----------  strings
-        click ->> '$.href' as href,
+        click.href as href,
         -- content (a result's landing page) or tab (a navigator tab of the SERP)
-        click ->> '$.type' as click_type,
+        click.type as click_type,
 
         ----------  numerics
         -- 1-based position of the click in the clicked_results list (click order)
         cast(click_number as integer) as click_position,
         -- upstream `id`: rank of the clicked result in display order
-        cast(click ->> '$.id' as integer) as result_rank
+        cast(click.id as integer) as result_rank
 
     from unnested
 

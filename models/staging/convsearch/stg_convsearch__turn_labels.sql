@@ -8,38 +8,45 @@ source as (
 
 ),
 
+{#- Memory (BENCHMARKS.md, issue 14): the payload is parsed once, by one from_json that keeps
+    only the turn ids and label lists, and every unnest is in a select list. A lateral
+    `cross join unnest(...)` is decorrelated by DuckDB into a hash join on its input (here the
+    whole payload, then every turn); with one `->>` per label field that did not fit in 1 GiB at
+    sample x300. Same rows. -#}
+dialogs as (
+
+    select
+        from_json(
+            payload,
+            '{"id": "VARCHAR", "turns": [{
+                "id": "VARCHAR",
+                "intent-primary-class": ["VARCHAR"], "intent-secondary-class": ["VARCHAR"],
+                "action-primary-class": ["VARCHAR"], "action-secondary-class": ["VARCHAR"]
+            }]}'
+        ) as dialog
+    from source
+
+),
+
 turns as (
 
     select
-        source.payload ->> '$.id' as dialog_id,
-        turns.turn
-    from source
-    cross join unnest(cast(source.payload -> '$.turns[*]' as json[])) as turns (turn)
+        dialog.id as dialog_id,
+        unnest(dialog.turns) as turn
+    from dialogs
 
 ),
 
 label_fields as (
 
     select
-        turns.dialog_id,
-        turns.turn ->> '$.id' as turn_id,
+        dialog_id,
+        turn.id as turn_id,
         unnest([
-            {
-                'label_field': 'intent-primary-class',
-                'labels': turns.turn ->> '$."intent-primary-class"[*]'
-            },
-            {
-                'label_field': 'intent-secondary-class',
-                'labels': turns.turn ->> '$."intent-secondary-class"[*]'
-            },
-            {
-                'label_field': 'action-primary-class',
-                'labels': turns.turn ->> '$."action-primary-class"[*]'
-            },
-            {
-                'label_field': 'action-secondary-class',
-                'labels': turns.turn ->> '$."action-secondary-class"[*]'
-            }
+            {'label_field': 'intent-primary-class', 'labels': turn."intent-primary-class"},
+            {'label_field': 'intent-secondary-class', 'labels': turn."intent-secondary-class"},
+            {'label_field': 'action-primary-class', 'labels': turn."action-primary-class"},
+            {'label_field': 'action-secondary-class', 'labels': turn."action-secondary-class"}
         ]) as label_array
     from turns
 
@@ -48,13 +55,13 @@ label_fields as (
 unnested as (
 
     select
-        label_fields.dialog_id,
-        label_fields.turn_id,
-        label_fields.label_array.label_field,
-        assessor_labels.raw_label,
-        assessor_labels.assessor_number
+        dialog_id,
+        turn_id,
+        label_array.label_field as label_field,
+        -- two lists of the same length unnest side by side: each label with its position
+        unnest(label_array.labels) as raw_label,
+        unnest(range(1, len(label_array.labels) + 1)) as assessor_number
     from label_fields
-    cross join unnest(label_fields.label_array.labels) with ordinality as assessor_labels (raw_label, assessor_number)
 
 ),
 

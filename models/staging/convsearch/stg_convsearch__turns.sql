@@ -6,16 +6,38 @@ source as (
 
 ),
 
+{#- Memory (BENCHMARKS.md, issue 14): the payload is parsed once, by one from_json that keeps
+    only the turn fields (as text, so the casts below see what `->>` gave), and the turns are
+    unnested in the select list. A lateral `cross join unnest(...)` is decorrelated by DuckDB
+    into a hash join on the whole payload, and one `->>` per field re-parsed each turn; that
+    did not fit in 1 GiB at sample x300. Same rows. -#}
+dialogs as (
+
+    select
+        from_json(
+            payload,
+            '{"id": "VARCHAR", "turns": [{
+                "id": "VARCHAR", "initiator": "VARCHAR", "content": "VARCHAR",
+                "image_name": "VARCHAR",
+                "intent-primary-class": ["VARCHAR"], "intent-secondary-class": ["VARCHAR"],
+                "action-primary-class": ["VARCHAR"], "action-secondary-class": ["VARCHAR"],
+                "satisfaction-turn": "VARCHAR", "understand-turn": "VARCHAR",
+                "clarity-turn": "VARCHAR", "difficulty-turn": "VARCHAR",
+                "is_image": "VARCHAR", "time": "VARCHAR"
+            }]}'
+        ) as dialog
+    from source
+
+),
+
 unnested as (
 
     select
-        source.payload ->> '$.id' as dialog_id,
-        turns.turn,
-        turns.turn_number
-    from source
-    cross join
-        unnest(cast(source.payload -> '$.turns[*]' as json[]))
-        with ordinality as turns (turn, turn_number)
+        dialog.id as dialog_id,
+        -- two lists of the same length unnest side by side: each turn with its position
+        unnest(dialog.turns) as turn,
+        unnest(range(len(dialog.turns))) as turn_position
+    from dialogs
 
 ),
 
@@ -23,34 +45,35 @@ renamed as (
 
     select
         ----------  ids
-        turn ->> '$.id' as turn_id,
+        turn.id as turn_id,
         dialog_id,
 
         ----------  strings
-        turn ->> '$.initiator' as initiator,
-        turn ->> '$.content' as content,
-        nullif(turn ->> '$.image_name', '') as image_name,
-        -- assessor labels, one per external assessor ('' = no label)
-        cast(turn ->> '$."intent-primary-class"[*]' as varchar[]) as intent_primary_classes,
-        cast(turn ->> '$."intent-secondary-class"[*]' as varchar[]) as intent_secondary_classes,
-        cast(turn ->> '$."action-primary-class"[*]' as varchar[]) as action_primary_classes,
-        cast(turn ->> '$."action-secondary-class"[*]' as varchar[]) as action_secondary_classes,
+        turn.initiator as initiator,
+        turn.content as content,
+        nullif(turn.image_name, '') as image_name,
+        -- assessor labels, one per external assessor ('' = no label); an absent field (or one
+        -- that is not a list) gives an empty list
+        coalesce(turn."intent-primary-class", []) as intent_primary_classes,
+        coalesce(turn."intent-secondary-class", []) as intent_secondary_classes,
+        coalesce(turn."action-primary-class", []) as action_primary_classes,
+        coalesce(turn."action-secondary-class", []) as action_secondary_classes,
 
         ----------  numerics
         -- 0-based position in the dialogue's turns array (upstream sorts it by time)
-        cast(turn_number - 1 as integer) as turn_position,
+        cast(turn_position as integer) as turn_position,
         -- 0..4; satisfaction/understand on agent turns (by the user),
         -- clarity/difficulty on user turns (by the agent)
-        cast(turn ->> '$."satisfaction-turn"' as double) as satisfaction_turn,
-        cast(turn ->> '$."understand-turn"' as double) as understand_turn,
-        cast(turn ->> '$."clarity-turn"' as double) as clarity_turn,
-        cast(turn ->> '$."difficulty-turn"' as double) as difficulty_turn,
+        cast(turn."satisfaction-turn" as double) as satisfaction_turn,
+        cast(turn."understand-turn" as double) as understand_turn,
+        cast(turn."clarity-turn" as double) as clarity_turn,
+        cast(turn."difficulty-turn" as double) as difficulty_turn,
 
         ----------  booleans
-        cast(turn ->> '$.is_image' as boolean) as is_image,
+        cast(turn.is_image as boolean) as is_image,
 
         ----------  timestamps (upstream: float seconds since the epoch, UTC)
-        make_timestamp(cast(cast(turn ->> '$.time' as double) * 1000000 as bigint)) as created_at
+        make_timestamp(cast(cast(turn.time as double) * 1000000 as bigint)) as created_at
 
     from unnested
 
