@@ -564,11 +564,25 @@ def _unit_weights(n_units: int, n_samples: int, seed: int) -> np.ndarray:
     ``numpy.random.default_rng(seed).integers(0, n_units, size=n_units)`` (the s-th such
     call on one generator); a unit drawn twice enters twice, with all its ratings.
     """
+    return np.concatenate(list(_unit_weight_blocks(n_units, n_samples, seed)))
+
+
+#: Resamples whose weights are held at once (a multiple of BLAS kernels' row unrolling, so
+#: each block's products are the very rows of the whole matrix's products).
+WEIGHT_BLOCK = 128
+
+
+def _unit_weight_blocks(
+    n_units: int, n_samples: int, seed: int, block: int = WEIGHT_BLOCK
+) -> Iterator[np.ndarray]:
+    """The rows of :func:`_unit_weights`, ``block`` resamples at a time (memory: ``block x
+    n_units`` rather than ``n_samples x n_units``)."""
     rng = np.random.default_rng(seed)
-    weights = np.zeros((n_samples, n_units))
-    for s in range(n_samples):
-        weights[s] = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units)
-    return weights
+    for start in range(0, n_samples, block):
+        weights = np.zeros((min(block, n_samples - start), n_units))
+        for s in range(weights.shape[0]):
+            weights[s] = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units)
+        yield weights
 
 
 def _percentile_interval(replicates: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -608,14 +622,15 @@ def fleiss_kappa_bootstrap(
     if counts.shape[0] == 0:
         return float("nan"), float("nan")
     p_item = (np.sum(counts**2, axis=1) - n_i) / (n_i * (n_i - 1.0))
-    weights = _unit_weights(counts.shape[0], n_samples, seed)
-    p_bar = weights @ p_item / weights.sum(axis=1)
-    p_category = (weights @ counts) / (weights @ n_i)[:, None]
-    p_expected = np.sum(p_category**2, axis=1)
-    undefined = np.isclose(p_expected, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        replicates = np.where(undefined, np.nan, (p_bar - p_expected) / (1.0 - p_expected))
-    return _percentile_interval(replicates, confidence)
+    parts = []
+    for weights in _unit_weight_blocks(counts.shape[0], n_samples, seed):
+        p_bar = weights @ p_item / weights.sum(axis=1)
+        p_category = (weights @ counts) / (weights @ n_i)[:, None]
+        p_expected = np.sum(p_category**2, axis=1)
+        undefined = np.isclose(p_expected, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            parts.append(np.where(undefined, np.nan, (p_bar - p_expected) / (1.0 - p_expected)))
+    return _percentile_interval(np.concatenate(parts), confidence)
 
 
 def krippendorff_alpha_bootstrap(
@@ -647,12 +662,11 @@ def krippendorff_alpha_bootstrap(
     per_unit = _unit_coincidences(pairable, distinct)
     size = len(distinct)
     flat = per_unit.reshape(len(pairable), size * size)
-    weights = _unit_weights(len(pairable), n_samples, seed)
-    resampled = (weights @ flat).reshape(n_samples, size, size)
-    replicates = np.array(
-        [_alpha_from_coincidences(matrix, distinct, level) for matrix in resampled]
-    )
-    return _percentile_interval(replicates, confidence)
+    replicates = []
+    for weights in _unit_weight_blocks(len(pairable), n_samples, seed):
+        resampled = (weights @ flat).reshape(weights.shape[0], size, size)
+        replicates.extend(_alpha_from_coincidences(matrix, distinct, level) for matrix in resampled)
+    return _percentile_interval(np.array(replicates), confidence)
 
 
 # ---------------------------------------------------------------------------------------

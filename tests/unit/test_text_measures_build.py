@@ -131,12 +131,12 @@ def test_new_dbt_tests_fail_on_corrupted_data(small_build, tmp_path: Path) -> No
     failed = _failed(outcome)
     assert not outcome.success
     for test in (
-        "unique_keys_int_turn_text_measures.",
-        "value_ranges_int_turn_text_measures.",  # n_tokens and n_words_segmented
-        "not_null_columns_int_turn_text_measures.",
-        "not_null_columns_turns.",
+        "rules_int_turn_text_measures.",
+        "rules_int_turn_text_measures.",  # n_tokens and n_words_segmented
+        "rules_int_turn_text_measures.",
+        "rules_turns.",
         "test_annotator_agreement__bootstrap_interval",
-        "value_ranges_annotator_agreement.",  # ci_low and ci_high
+        "rules_annotator_agreement.",  # ci_low and ci_high
     ):
         assert test in failed, test
 

@@ -9,6 +9,7 @@ passed in as config) decides which texts are Chinese and get segmented.
 from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
+import pyarrow as pa
 
 from csrwh.text_measures import segmented_word_count, token_count
 
@@ -49,11 +50,35 @@ def text_measures(turns: pd.DataFrame, min_han_share: float) -> pd.DataFrame:
     return frame.sort_values(["conversation_id", "turn_index"], ignore_index=True)
 
 
+#: The model's column types (also of an empty table).
+SCHEMA = pa.schema(
+    [
+        ("conversation_id", pa.string()),
+        ("turn_index", pa.int32()),
+        ("is_segmented", pa.bool_()),
+        ("n_words_segmented", pa.int32()),
+        ("n_tokens", pa.int32()),
+        ("n_tokens_translation", pa.int32()),
+    ]
+)
+#: Turns measured at a time: only their texts are Python strings at once.
+BATCH_ROWS = 8192
+
+
 def model(dbt, session):
     dbt.config(materialized="table")
     min_han_share = float(dbt.config.get("zh_min_han_share"))
     # dbt reads refs from the source, so a Python model needs literal ones: every corpus'
     # conformed turns come unioned in one model (the registry's list lives in SQL)
     unioned = dbt.ref("int_turns_unioned")
-    turns = unioned.select("conversation_id, turn_index, text, text_translation").df()
-    return text_measures(turns, min_han_share)
+    turns = unioned.select("conversation_id, turn_index, text, text_translation")
+    reader = getattr(turns, "to_arrow_reader", None) or turns.fetch_record_batch
+    parts = [
+        pa.Table.from_pandas(
+            text_measures(batch.to_pandas(), min_han_share), schema=SCHEMA, preserve_index=False
+        )
+        for batch in reader(BATCH_ROWS)
+    ]
+    table = pa.concat_tables(parts) if parts else SCHEMA.empty_table()
+    del parts
+    return table.sort_by([("conversation_id", "ascending"), ("turn_index", "ascending")])

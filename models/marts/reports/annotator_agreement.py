@@ -301,22 +301,45 @@ def model(dbt, session):
     dbt.config(materialized="table")
     n_samples = int(dbt.config.get("agreement_bootstrap_samples"))
     seed = int(dbt.config.get("agreement_bootstrap_seed"))
-    # only the columns the measures read: the marts' texts and attributes stay in DuckDB
-    intents = (
-        dbt.ref("intents")
-        .project(
-            "corpus, label_scheme, conversation_id, turn_index, annotator, raw_label, source, "
-            "is_primary"
-        )
-        .df()
+    # only the rows and columns the measures read, chosen in DuckDB (the texts and most
+    # ratings -- single-rater -- never reach Python): human primary intent labels placed on
+    # a turn, of turns with >= 2 annotators; rated units with >= 2 distinct raters (within
+    # their corpus and aspect, NULLs matching NULLs as in the unit and rater keys). The
+    # measures apply the same rules again, so what is left out here could not count.
+    intents = dbt.ref("intents").project(
+        "corpus, label_scheme, conversation_id, turn_index, annotator, raw_label, source, "
+        "is_primary"
+    )
+    intents = intents.filter(
+        "source = 'human' and coalesce(is_primary, false) and raw_label is not null "
+        "and annotator is not null and turn_index is not null"
+    )
+    intents = intents.project(
+        "*, count(distinct annotator) over "
+        "(partition by corpus, label_scheme, conversation_id, turn_index) as n_annotators"
+    ).filter("n_annotators >= 2")
+    intents = intents.project(
+        "corpus, label_scheme, conversation_id, turn_index, annotator, raw_label, source, "
+        "is_primary"
+    )
+    ratings = dbt.ref("ratings").project(
+        "corpus, aspect, conversation_id, turn_index, item_id, rater_kind, rater_id, value"
     )
     ratings = (
-        dbt.ref("ratings")
+        ratings.filter("value is not null")
+        .project(
+            "*, count(distinct (rater_kind, rater_id)) over (partition by corpus, aspect, "
+            "conversation_id, turn_index, item_id) as n_raters"
+        )
+        .filter("n_raters >= 2")
         .project(
             "corpus, aspect, conversation_id, turn_index, item_id, rater_kind, rater_id, value"
         )
-        .df()
     )
-    conversations = dbt.ref("conversations").project("conversation_id, subset").df()
-    frame = build_agreement(intents, ratings, n_samples, seed, conversations)
+    used = intents.project("conversation_id").union(ratings.project("conversation_id"))
+    conversations = dbt.ref("conversations").project("conversation_id, subset")
+    conversations = conversations.join(
+        used.distinct().set_alias("used"), "conversation_id", how="semi"
+    )
+    frame = build_agreement(intents.df(), ratings.df(), n_samples, seed, conversations.df())
     return pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)

@@ -152,6 +152,12 @@ def model(dbt, session):
     dbt.config(materialized="table")
     n_samples = int(dbt.config.get("bt_bootstrap_samples"))
     seed = int(dbt.config.get("bt_bootstrap_seed"))
-    votes = dbt.ref("votes").df()
-    conversations = dbt.ref("conversations").df()
+    # only the columns (and conversations) the leaderboard reads
+    votes = dbt.ref("votes").project("environment, vote_order, system_a, system_b, winner").df()
+    conversations = (
+        dbt.ref("conversations")
+        .filter("corpus = 'crsarena'")
+        .project("corpus, subset, system_id, user_sentiment")
+        .df()
+    )
     return build_leaderboard(votes, conversations, n_samples=n_samples, seed=seed)

@@ -1,0 +1,329 @@
+"""The Python marts' memory-bounded paths give the figures of the former whole-data paths.
+
+* ``text_diversity``: texts streamed from DuckDB unsorted (placed by their keys), tokenised
+  chunk by chunk, the truncated utterance's words taken from the plain encoding;
+* ``csrwh.stats`` bootstraps: resample weights a block at a time;
+* ``annotator_agreement``: the rows that cannot count are left out in DuckDB.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+import tracemalloc
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+from csrwh import stats
+from csrwh.config import PROJECT_ROOT
+
+
+def _load(relative: str, name: str):
+    spec = importlib.util.spec_from_file_location(name, PROJECT_ROOT / relative)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+td = _load("models/marts/measures/text_diversity.py", "text_diversity_memory_model")
+aa = _load("models/marts/reports/annotator_agreement.py", "annotator_agreement_memory_model")
+
+
+class _Dbt:
+    """dbt-duckdb's ``dbt`` object as a Python model sees it: refs are relations."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, config: dict | None = None) -> None:
+        self._con = con
+        values = config or {}
+
+        class _Config:
+            def __call__(self, **kwargs) -> None:
+                pass
+
+            def get(self, key, default=None):
+                return values.get(key, default)
+
+        self.config = _Config()
+
+    def ref(self, name: str):
+        return self._con.table(name)
+
+
+# --------------------------------------------------------------------------- text_diversity
+
+WORDS = ["The", "film.", "e.g.", "ΣΟΦΟΣ", "ΟΔΟΣ", "İstanbul", "ǅemal", "...", "a.b", "x", "你好"]
+SEPARATORS = [" ", "  ", "\n", "\t", "\u00a0", " \n ", ".", "\u3000"]
+
+
+def _lines(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        "".join(
+            rng.choice(WORDS) + rng.choice(SEPARATORS) for _ in range(rng.randint(1, 14))
+        ).strip(" ")
+        for _ in range(count)
+    ]
+
+
+@pytest.mark.parametrize("max_words", [30, 400])
+def test_truncated_utterance_from_the_plain_encoding_is_the_text_cut(max_words: int) -> None:
+    lines = _lines(1500, max_words)
+    lowered = [line.lower() for line in lines]
+    dataset, plain = td._Encoded(lowered, "dataset"), td._Encoded(lowered, "plain")
+    words = plain.uni_len
+    members = list(range(len(lines)))
+    from_texts = td.truncated_distinct(members, words, lines, dataset, max_words=max_words)
+    from_plain = td.truncated_distinct(members, words, plain, dataset, max_words=max_words)
+    assert from_plain == from_texts
+    for i in (0, 5, 77):  # the words themselves: lower-cased, otherwise the text's
+        assert plain.first_words(i, 3) == " ".join(lines[i].split()[:3]).lower()
+
+
+def test_chunked_tokenisation_is_the_whole_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = _lines(3000, 1)
+    lowered = [line.lower() for line in lines]
+    whole = {v: td._Encoded(lowered, v) for v in td.VARIANTS}
+    monkeypatch.setattr(td._chunks, "__defaults__", (64,))  # ~a few texts per chunk
+    chunked = {v: td._Encoded(lowered, v) for v in td.VARIANTS}
+    for variant in td.VARIANTS:
+        a, b = whole[variant], chunked[variant]
+        assert np.array_equal(a.uni_len, b.uni_len)
+        tokens_a = a._uniques.take(a.unigrams).to_pylist()
+        tokens_b = b._uniques.take(b.unigrams).to_pylist()
+        assert tokens_a == tokens_b
+        members = np.arange(0, len(lines), 3)
+        keys = a.keys_of(members)
+        assert a.distinct_of(members, chunk=50) == (td.distinct(keys[0]), td.distinct(keys[1]))
+
+
+def _diversity_warehouse(lines: list[str], seed: int) -> tuple[duckdb.DuckDBPyConnection, list]:
+    """int_turns_unioned/conversations tables stored in shuffled order; the utterances in file order."""
+    rng = random.Random(seed)
+    conversations, turns, in_order = [], [], []
+    for c in range(len(lines) // 6):
+        conversation = f"crsarena:c{c:04d}"
+        subset = rng.choice(["open", "closed"])
+        system = rng.choice(["kbrd", "unicrs", None])
+        conversations.append((conversation, "crsarena", subset, system, f"f{c % 3}", c))
+        for t in range(6):
+            role = "user" if t % 2 == 0 else "system"
+            text = lines[c * 6 + t]
+            turns.append((conversation, t, role, text, None))
+    turns.append(("crsarena:c0000", 99, "user", None, None))  # no text: not an utterance
+    turns.append(("crsarena:c0001", 99, "user", "an image", True))  # an image: neither
+    # file order: source_path, source_record_index, conversation_id, turn_index
+    order = sorted(conversations, key=lambda r: (r[4], r[5], r[0]))
+    for conversation, corpus, subset, system, _, _ in order:
+        for t in range(6):
+            row = next(r for r in turns if r[0] == conversation and r[1] == t)
+            in_order.append((corpus, subset, system, conversation, row[2], row[3]))
+    rng.shuffle(turns)
+    rng.shuffle(conversations)
+    con = duckdb.connect()
+    con.execute(
+        "create table int_turns_unioned (conversation_id varchar, turn_index integer, role varchar, "
+        "text varchar, is_image boolean)"
+    )
+    con.executemany("insert into int_turns_unioned values (?, ?, ?, ?, ?)", turns)
+    con.execute(
+        "create table conversations (conversation_id varchar, corpus varchar, subset varchar, "
+        "system_id varchar, source_path varchar, source_record_index integer)"
+    )
+    con.executemany("insert into conversations values (?, ?, ?, ?, ?, ?)", conversations)
+    return con, in_order
+
+
+def test_model_streams_texts_unsorted_and_gives_the_file_order_figures(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lines = _lines(2400, 7)  # ~17k words: the dataset variant truncates (7,012 words)
+    con, in_order = _diversity_warehouse(lines, 3)
+    monkeypatch.setattr(td, "BATCH_ROWS", 100)  # many batches
+    got = td.model(_Dbt(con), con)
+    expected = td.text_diversity(td.Utterances(*[list(col) for col in zip(*in_order)]))
+    assert got.num_rows == expected.num_rows > 0
+    assert got.to_pylist() == expected.to_pylist()
+    assert any(row["is_truncated"] for row in got.to_pylist())
+
+
+def test_texts_that_do_not_match_the_utterances_are_an_error() -> None:
+    lines = _lines(60, 2)
+    con, _ = _diversity_warehouse(lines, 1)
+    con.execute(
+        "insert into int_turns_unioned select * from int_turns_unioned where turn_index = 0 limit 1"
+    )  # twice
+    with pytest.raises(ValueError, match="utterances but .* texts"):
+        td.model(_Dbt(con), con)
+
+
+# --------------------------------------------------------------------------- bootstraps
+
+
+def _full_weights(n_units: int, n_samples: int, seed: int) -> np.ndarray:
+    """The former _unit_weights: every resample's weights in one matrix."""
+    rng = np.random.default_rng(seed)
+    weights = np.zeros((n_samples, n_units))
+    for s in range(n_samples):
+        weights[s] = np.bincount(rng.integers(0, n_units, size=n_units), minlength=n_units)
+    return weights
+
+
+def _full_fleiss_bootstrap(table, n_samples, seed, confidence=0.95):
+    counts = np.asarray(table, dtype=float)
+    n_i = counts.sum(axis=1)
+    counts, n_i = counts[n_i >= 2], n_i[n_i >= 2]
+    p_item = (np.sum(counts**2, axis=1) - n_i) / (n_i * (n_i - 1.0))
+    weights = _full_weights(counts.shape[0], n_samples, seed)
+    p_bar = weights @ p_item / weights.sum(axis=1)
+    p_category = (weights @ counts) / (weights @ n_i)[:, None]
+    p_expected = np.sum(p_category**2, axis=1)
+    undefined = np.isclose(p_expected, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        replicates = np.where(undefined, np.nan, (p_bar - p_expected) / (1.0 - p_expected))
+    return stats._percentile_interval(replicates, confidence)
+
+
+def _full_alpha_bootstrap(rows, n_samples, seed, confidence=0.95):
+    pairable, distinct = stats._pairable_units(rows, "ordinal")
+    per_unit = stats._unit_coincidences(pairable, distinct)
+    size = len(distinct)
+    weights = _full_weights(len(pairable), n_samples, seed)
+    resampled = (weights @ per_unit.reshape(len(pairable), size * size)).reshape(
+        n_samples, size, size
+    )
+    replicates = np.array(
+        [stats._alpha_from_coincidences(m, distinct, "ordinal") for m in resampled]
+    )
+    return stats._percentile_interval(replicates, confidence)
+
+
+@pytest.mark.parametrize(
+    "n_units, n_categories, n_samples", [(5, 2, 1000), (700, 6, 1000), (3000, 2, 300), (90, 9, 77)]
+)
+def test_blocked_bootstraps_are_the_whole_matrix_ones(
+    n_units: int, n_categories: int, n_samples: int
+) -> None:
+    rng = np.random.default_rng(n_units)
+    table = rng.multinomial(3, np.ones(n_categories) / n_categories, size=n_units)
+    table[::5] = 0
+    table[::5, 0] = 3  # some agreement, so kappa varies
+    assert stats.fleiss_kappa_bootstrap(table, n_samples, 11) == _full_fleiss_bootstrap(
+        table, n_samples, 11
+    )
+    rows = [
+        (u, r, float(rng.integers(1, 6)))
+        for u in range(n_units)
+        for r in range(int(rng.integers(1, 4)))
+    ]
+    assert stats.krippendorff_alpha_bootstrap(
+        rows, "ordinal", n_samples, 5
+    ) == _full_alpha_bootstrap(rows, n_samples, 5)
+    assert np.array_equal(
+        stats._unit_weights(n_units, n_samples, 3), _full_weights(n_units, n_samples, 3)
+    )
+
+
+def test_bootstrap_memory_does_not_grow_with_resamples_times_units() -> None:
+    n_units, n_samples = 20_000, 1000  # the whole weight matrix: 160 MB
+    table = np.zeros((n_units, 2))
+    table[:, 0] = 2
+    table[::3] = [1, 1]
+    tracemalloc.start()
+    try:
+        stats.fleiss_kappa_bootstrap(table, n_samples, 1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    whole = n_samples * n_units * 8
+    assert peak < whole / 2, f"peak {peak / 1e6:.0f} MB"
+
+
+# --------------------------------------------------------------------------- agreement
+
+
+def _agreement_warehouse(seed: int) -> duckdb.DuckDBPyConnection:
+    rng = random.Random(seed)
+    con = duckdb.connect()
+    intents, ratings, conversations = [], [], []
+    for c in range(120):
+        corpus = rng.choice(["cosrec", "convsearch"])
+        conversation = f"{corpus}:c{c}"
+        conversations.append((conversation, rng.choice(["a", "b", None])))
+        for t in range(4):
+            for annotator in rng.sample(["x", "y", "z"], rng.choice([1, 1, 2, 3])):
+                for label in rng.sample(["ask", "tell", "bye"], rng.choice([1, 1, 2])):
+                    intents.append(
+                        (
+                            corpus,
+                            f"{corpus}_intent",
+                            conversation,
+                            rng.choice([t, t, t, None]),
+                            annotator,
+                            label,
+                            rng.choice(["human", "human", "human", "llm"]),
+                            rng.choice([True, True, True, False, None]),
+                        )
+                    )
+            for item in (None, "i1"):
+                raters = rng.sample([("crowd", "r1"), ("crowd", "r2"), ("user", None)], 3)
+                for kind, rater in raters[: rng.choice([1, 1, 1, 2, 3])]:
+                    ratings.append(
+                        (
+                            corpus,
+                            rng.choice(["fluency", "coherence"]),
+                            conversation,
+                            rng.choice([t, None]),
+                            item,
+                            kind,
+                            rater,
+                            rng.choice([1.0, 2.0, 3.0, 4.0, None]),
+                        )
+                    )
+    con.execute(
+        "create table intents (corpus varchar, label_scheme varchar, conversation_id varchar, "
+        "turn_index integer, annotator varchar, raw_label varchar, source varchar, "
+        "is_primary boolean)"
+    )
+    con.executemany("insert into intents values (?, ?, ?, ?, ?, ?, ?, ?)", intents)
+    con.execute(
+        "create table ratings (corpus varchar, aspect varchar, conversation_id varchar, "
+        "turn_index integer, item_id varchar, rater_kind varchar, rater_id varchar, "
+        "value double)"
+    )
+    # one rater, one value per unit: duplicates of (unit, rater) are dropped
+    con.executemany("insert into ratings values (?, ?, ?, ?, ?, ?, ?, ?)", ratings)
+    con.execute(
+        "create or replace table ratings as select * from ratings qualify row_number() over "
+        "(partition by corpus, aspect, conversation_id, turn_index, item_id, rater_kind, "
+        "rater_id) = 1"
+    )
+    con.execute(
+        "create or replace table intents as select * from intents qualify row_number() over "
+        "(partition by corpus, label_scheme, conversation_id, turn_index, annotator, "
+        "raw_label) = 1"
+    )
+    con.execute("create table conversations (conversation_id varchar, subset varchar)")
+    con.executemany("insert into conversations values (?, ?)", conversations)
+    return con
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_agreement_model_filtering_in_duckdb_is_the_whole_frames_result(seed: int) -> None:
+    con = _agreement_warehouse(seed)
+    config = {"agreement_bootstrap_samples": 200, "agreement_bootstrap_seed": 9}
+    got = aa.model(_Dbt(con, config), con).to_pandas()
+    expected = aa.build_agreement(
+        con.table("intents").df(),
+        con.table("ratings").df(),
+        200,
+        9,
+        con.table("conversations").df(),
+    )
+    assert len(got) > 0
+    pd.testing.assert_frame_equal(got, expected, check_exact=True, check_dtype=False)
+    assert {"fleiss_kappa", "krippendorff_alpha"} <= set(got["measure"])
