@@ -1,4 +1,7 @@
-{#- One row per conversation of every corpus, with turn counts from `turns`. -#}
+{#-
+    One row per conversation of every corpus, with turn counts from int_turns_unioned (what the
+    turns mart holds, without waiting for its Python text measures).
+-#}
 
 with
 
@@ -15,7 +18,7 @@ unioned as (
 ),
 
 turns as (
-    select * from {{ ref('turns') }}
+    select * from {{ ref('int_turns_unioned') }}
 ),
 
 turn_counts as (

@@ -1,7 +1,8 @@
 {#-
-    One row per utterance of every corpus, with conformed length measures: n_chars and
-    n_words here (macro count_words), n_words_segmented and the cl100k_base token counts
-    from the Python model int_turn_text_measures (jieba segmentation, tiktoken).
+    One row per utterance of every corpus (int_turns_unioned, merged-turn index included),
+    with conformed length measures: n_chars and n_words here (macro count_words),
+    n_words_segmented and the cl100k_base token counts from the Python model
+    int_turn_text_measures (jieba segmentation, tiktoken).
 -#}
 
 with
@@ -14,18 +15,12 @@ text_measures as (
     select * from {{ ref('int_turn_text_measures') }}
 ),
 
-with_role_changes as (
+with_measures as (
     select
         unioned.*,
         text_measures.n_words_segmented,
         text_measures.n_tokens,
-        text_measures.n_tokens_translation,
-        case
-            when lag(unioned.role) over (
-                partition by unioned.conversation_id order by unioned.turn_index
-            ) = unioned.role then 0
-            else 1
-        end as starts_merged_turn
+        text_measures.n_tokens_translation
     from unioned
     left join text_measures
         on unioned.conversation_id = text_measures.conversation_id
@@ -45,12 +40,7 @@ final as (
         text_translation,
         -- numerics
         turn_index,
-        cast(
-            sum(starts_merged_turn) over (
-                partition by conversation_id order by turn_index
-                rows between unbounded preceding and current row
-            ) - 1 as integer
-        ) as merged_turn_index,
+        merged_turn_index,
         {{ dbt.length("coalesce(text, '')") }} as n_chars,
         {{ count_words("text") }} as n_words,
         n_words_segmented,
@@ -60,7 +50,7 @@ final as (
         is_image,
         -- timestamps
         created_at
-    from with_role_changes
+    from with_measures
 )
 
 select * from final
