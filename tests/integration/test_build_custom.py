@@ -342,11 +342,10 @@ def test_custom_dbt_tests_fail_on_corrupted_copies(custom_build, tmp_path: Path)
     outcome = run_dbt(["test", "--select", *selection], corrupted, quiet=True)
     failed = " ".join(outcome.failures)
     assert not outcome.success
-    assert "not_null_columns_int_custom__conversations." in failed
-    assert "unique_keys_int_custom__conversations." in failed
-    assert "unique_keys_int_custom__conversations_conformed." in failed
-    assert "unique_keys_int_custom__turns_conformed." in failed
-    assert "unique_keys_int_custom__rating_scales." in failed
+    assert "rules_int_custom__conversations." in failed  # not-null and keys
+    assert "rules_int_custom__conversations_conformed." in failed
+    assert "rules_int_custom__turns_conformed." in failed
+    assert "rules_int_custom__rating_scales." in failed
     assert "source_not_null_columns_custom_conversations" in failed
     assert "source_not_null_columns_custom_corpora" in failed
 

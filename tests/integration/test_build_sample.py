@@ -149,11 +149,11 @@ def test_generic_tests_fail_on_corrupted_marts(sample_build, tmp_path: Path) -> 
     failed = " ".join(outcome.failures)
     assert not outcome.success
     assert "contiguous_index_turns_turn_index" in failed
-    assert "value_ranges_ratings." in failed
-    assert "unique_keys_conversations." in failed
+    assert "rules_ratings." in failed
+    assert "rules_conversations." in failed
     assert "references_intents." in failed
     assert "on_turns_with_role_intents" in failed
-    assert "not_null_columns_ratings" in failed
+    assert "rules_ratings" in failed
 
     clean = run_dbt(
         ["test", "--select", "turns", "ratings", "conversations", "intents"], warehouse, quiet=True

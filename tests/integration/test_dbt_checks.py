@@ -1,9 +1,10 @@
 """The dbt side of the one-owner-per-check split (expectations/README.md, "Who owns which check").
 
 dbt owns the structure of the marts: enforced model contracts (names and types), keys,
-not-nulls, ranges, closed vocabularies and references, each folded into one test per model and
-rule family (macros/tests/). Each family is shown failing on a corrupted copy of the built
-sample, naming the offending column and rows; these are also the corruptions that
+not-nulls, ranges, closed vocabularies and references: per model, the not-null, keys, ranges and
+closed-vocabulary rules are one `model_rules` test, references one `references` test
+(macros/tests/). Each family is shown failing on a corrupted copy of the built sample, its rows
+naming the family and the offending column; these are also the corruptions that
 tests/unit/test_validate.py used to aim at the Great Expectations duplicates removed from the
 mart suites. A broken contract fails the model build, naming the column.
 """
@@ -27,97 +28,113 @@ ONE_ROW = "rowid = (select min(rowid) from main.{table}{where})"
 CORRUPTIONS = [
     # keys: unique_keys
     (
-        "unique_keys_conversations",
+        "rules_conversations",
         "insert into main.conversations select * from main.conversations limit 1",
-        "conversation_id",
+        "('unique_keys', 'conversation_id",
     ),
     (
-        "unique_keys_turns",
+        "rules_turns",
         "insert into main.turns select * from main.turns where corpus = 'convsearch' limit 1",
-        "turn_id",
+        "('unique_keys', 'turn_id",
     ),
     (
-        "unique_keys_intent_consensus",
+        "rules_intent_consensus",
         "insert into main.intent_consensus select * from main.intent_consensus limit 1",
-        "conversation_id, turn_index, label_scheme",
+        "('unique_keys', 'conversation_id, turn_index, label_scheme",
     ),
-    ("unique_keys_votes", "insert into main.votes select * from main.votes limit 1", "vote_id"),
-    ("unique_keys_users", "insert into main.users select * from main.users limit 1", "user_id"),
-    ("unique_keys_items", "insert into main.items select * from main.items limit 1", "item_id"),
+    (
+        "rules_votes",
+        "insert into main.votes select * from main.votes limit 1",
+        "('unique_keys', 'vote_id",
+    ),
+    (
+        "rules_users",
+        "insert into main.users select * from main.users limit 1",
+        "('unique_keys', 'user_id",
+    ),
+    (
+        "rules_items",
+        "insert into main.items select * from main.items limit 1",
+        "('unique_keys', 'item_id",
+    ),
     # not-null: not_null_columns
     (
-        "not_null_columns_conversations",
+        "rules_conversations",
         "update main.conversations set subset = null where corpus = 'cosrec'",
-        "subset",
+        "('not_null_columns', 'subset",
     ),
     # ranges: value_ranges
     (
-        "value_ranges_conversations",
+        "rules_conversations",
         "update main.conversations set user_satisfaction = 4 where corpus = 'convsearch'",
-        "user_satisfaction",
+        "('value_ranges', 'user_satisfaction",
     ),
     (
-        "value_ranges_ratings",
+        "rules_ratings",
         "update main.ratings set value_normalized = 2 where "
         + ONE_ROW.format(table="ratings", where=""),
-        "value_normalized",
+        "('value_ranges', 'value_normalized",
     ),
-    ("value_ranges_item_interactions", "update main.item_interactions set round = 4", "round"),
     (
-        "value_ranges_landing_page_views",
+        "rules_item_interactions",
+        "update main.item_interactions set round = 4",
+        "('value_ranges', 'round",
+    ),
+    (
+        "rules_landing_page_views",
         "update main.landing_page_views set helpfulness = 7",
-        "helpfulness",
+        "('value_ranges', 'helpfulness",
     ),
     (
-        "value_ranges_annotator_agreement",
+        "rules_annotator_agreement",
         "update main.annotator_agreement set value = 1.5",
-        "value not in [-1, 1]",
+        "('value_ranges', 'value not in [-1, 1]",
     ),
     (
-        "value_ranges_quality_by_length",
+        "rules_quality_by_length",
         "update main.quality_by_length set mean_value_normalized = 1.2",
-        "mean_value_normalized",
+        "('value_ranges', 'mean_value_normalized",
     ),
     # closed vocabularies: accepted_values_by_column
     (
-        "accepted_values_by_column_turns",
+        "rules_turns",
         "update main.turns set role = 'bot' where turn_index = 1",
-        "role",
+        "('accepted_values_by_column', 'role",
     ),
-    ("accepted_values_by_column_votes", "update main.votes set winner = 'c'", "winner"),
+    ("rules_votes", "update main.votes set winner = 'c'", "('accepted_values_by_column', 'winner"),
     # corpus: the registered ids (macros/generated/corpus_registry.sql, from ingest/corpora.toml)
     (
-        "accepted_values_by_column_conversations",
+        "rules_conversations",
         "update main.conversations set corpus = 'movielens' where "
         + ONE_ROW.format(table="conversations", where=""),
-        "movielens",
+        "('accepted_values_by_column', 'movielens",
     ),
     # ... all but custom, which has a single annotator per unit
     (
-        "accepted_values_by_column_annotator_agreement",
+        "rules_annotator_agreement",
         "update main.annotator_agreement set corpus = 'custom' where "
         + ONE_ROW.format(table="annotator_agreement", where=""),
-        "custom",
+        "('accepted_values_by_column', 'custom",
     ),
     (
-        "accepted_values_by_column_items",
+        "rules_items",
         "update main.items set item_kind = 'video' where corpus = 'recoreact'",
-        "item_kind",
+        "('accepted_values_by_column', 'item_kind",
     ),
     (
-        "accepted_values_by_column_relevance_judgments",
+        "rules_relevance_judgments",
         "update main.relevance_judgments set grade = 5",
-        "grade",
+        "('accepted_values_by_column', 'grade",
     ),
     (
-        "accepted_values_by_column_search_queries",
+        "rules_search_queries",
         "update main.search_queries set source_engine = 'google'",
-        "source_engine",
+        "('accepted_values_by_column', 'source_engine",
     ),
     (
-        "accepted_values_by_column_result_clicks",
+        "rules_result_clicks",
         "update main.result_clicks set click_type = 'ad'",
-        "click_type",
+        "('accepted_values_by_column', 'click_type",
     ),
     # references: references (relationships and compound exists_in)
     (
@@ -184,7 +201,12 @@ def test_every_folded_family_fails_on_bad_data_naming_the_column(
     failed = {line.split(":", 1)[0].split(".")[2] for line in outcome.failures}
     assert failed == set(tests), sorted(set(tests) ^ failed)
     for name, _, named in CORRUPTIONS:
-        assert named in _failing_rows(corrupted, name), (name, named)
+        rows = _failing_rows(corrupted, name)
+        if named.startswith("('"):  # a model_rules test: its rows name the family and the text
+            family, text = named[2:].split("', '", 1)
+            assert f"'{family}'" in rows and text in rows, (name, named)
+        else:
+            assert named in rows, (name, named)
 
 
 def _contract_project(tmp_path: Path) -> Path:

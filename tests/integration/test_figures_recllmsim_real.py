@@ -290,7 +290,7 @@ def test_every_dbt_test_of_the_recllmsim_marts_fails_on_corrupted_data(
     outcome = run_dbt(["test", "--select", *MARTS], corrupted, quiet=True)
     assert not outcome.success
     # every test node of the marts fails: each test is seen to catch its corruption
-    assert outcome.n_nodes == clean.n_nodes > 20
+    assert outcome.n_nodes == clean.n_nodes >= 9
     passed = [
         name
         for name in outcome.timings

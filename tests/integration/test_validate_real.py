@@ -154,7 +154,7 @@ def test_corrupted_real_warehouse_fails_on_the_intended_expectation(
 # (dbt test that must fail, SQL on a copy of the published warehouse)
 REAL_DBT_CORRUPTIONS = {
     "duplicate-key": (
-        "unique_keys_conversations",
+        "rules_conversations",
         "insert into main.conversations select * from main.conversations where corpus = 'crsarena' limit 1",
     ),
     "orphan-turn": (
