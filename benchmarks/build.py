@@ -9,8 +9,12 @@ Usage::
     .venv/bin/python benchmarks/build.py --change cosrec/dataset/crowd/conversations.jsonl
 
 The corpora are copied to a temporary folder first (step 3 edits one file). One run, in this
-order, each step a fresh subprocess (imports included, as a user runs it; peak RSS is that
-process's own, ``ru_maxrss``):
+order, each step a fresh subprocess (imports included, as a user runs it). Peak RSS is the
+highest sum, over time, of the resident sets of the step's process and its children, if any:
+``/proc`` sampled every 0.1 s, and never below the
+``ru_maxrss`` of the process or of its largest child. The cold build's figures are also given
+per phase (ingest, dbt, gate) and outside the Python marts' windows (``text_diversity``,
+``annotator_agreement``: the models' own working memory).
 
 1. **cold build**: `csrwh.build.build` with the expectations gate into a new warehouse, with a
    fresh dbt target (dbt parses the whole project). The gate's SQL is captured as it runs (a
@@ -74,28 +78,59 @@ _REFLECTION = re.compile(
 
 
 def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+    """The largest resident set this process or one of its (waited-for) children had."""
+    return (
+        max(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+        )
+        / 1024  # Linux: KiB
+    )
+
+
+def _own_mb() -> float:
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:")) / 1024
+
+
+def _tree_rss_kb(pid: int) -> int:
+    """VmRSS of ``pid`` plus that of its descendants (``/proc/<pid>/task/*/children``)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            total = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except (OSError, StopIteration):  # ended meanwhile
+        return 0
+    children = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                children += fh.read().split()
+        except OSError:  # a thread that ended meanwhile (dbt and DuckDB start and end many)
+            continue
+    return total + sum(_tree_rss_kb(int(child)) for child in children)
 
 
 class _RssSampler:
-    """Resident set size every 0.1 s in a side thread (``/proc/self/status``; Linux only), to
-    tell which phase or dbt node the build's peak came from."""
+    """Resident set size of this process and its children, summed, every 0.1 s in a side
+    thread (``/proc``; Linux only), to tell which phase or dbt node the build's peak came from."""
 
     def __init__(self) -> None:
         import threading
 
         self.samples: list[tuple[float, float]] = []  # (epoch seconds, MB)
+        self.own: list[tuple[float, float]] = []  # (epoch seconds, MB of this process alone)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            try:
-                with open("/proc/self/status") as fh:
-                    kb = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
-            except (OSError, StopIteration):
+            kb = _tree_rss_kb(os.getpid())
+            if not kb:
                 return
-            self.samples.append((time.time(), kb / 1024))
+            now = time.time()
+            self.samples.append((now, kb / 1024))
+            self.own.append((now, _own_mb()))
             self._stop.wait(0.1)
 
     def __enter__(self) -> Self:
@@ -109,16 +144,30 @@ class _RssSampler:
     def peak(self, start: float, end: float) -> float:
         return max((mb for t, mb in self.samples if start <= t <= end + 0.1), default=0.0)
 
+    def own_range(self, start: float, end: float) -> tuple[float, float]:
+        """The lowest and highest RSS of this process alone (no children) in a window."""
+        own = [mb for t, mb in self.own if start <= t <= end + 0.1] or [0.0]
+        return min(own), max(own)
 
-def _node_peaks(sampler: _RssSampler, target: Path, top: int = 5) -> list[tuple[float, str]]:
-    """The dbt nodes with the highest RSS while they ran (nodes run two at a time: a node
-    shares the figure with whatever ran beside it)."""
+    def peak_outside(self, windows: list[tuple[float, float]]) -> float:
+        return max(
+            (mb for t, mb in self.samples if not any(a <= t <= b + 0.1 for a, b in windows)),
+            default=0.0,
+        )
+
+
+#: the Python marts whose own working memory is the build's peak (not the build's overhead)
+PYTHON_MART_PEAKS = ("text_diversity", "annotator_agreement")
+
+
+def _node_windows(target: Path) -> dict[str, tuple[float, float]]:
+    """Each dbt node's execute window (epoch seconds), by model name, from run_results.json."""
     from datetime import datetime
 
     path = target / "run_results.json"
     if not path.is_file():
-        return []
-    peaks = []
+        return {}
+    windows = {}
     for r in json.loads(path.read_text())["results"]:
         timing = [t for t in r.get("timing", []) if t["name"] == "execute" and t.get("started_at")]
         if timing:
@@ -126,7 +175,14 @@ def _node_peaks(sampler: _RssSampler, target: Path, top: int = 5) -> list[tuple[
                 datetime.fromisoformat(timing[0][k]).timestamp()
                 for k in ("started_at", "completed_at")
             )
-            peaks.append((sampler.peak(start, end), r["unique_id"].split(".")[2]))
+            windows[r["unique_id"].split(".")[2]] = (start, end)
+    return windows
+
+
+def _node_peaks(sampler: _RssSampler, target: Path, top: int = 5) -> list[tuple[float, str]]:
+    """The dbt nodes with the highest RSS while they ran (nodes run two at a time: a node
+    shares the figure with whatever ran beside it)."""
+    peaks = [(sampler.peak(*window), name) for name, window in _node_windows(target).items()]
     return sorted(peaks, reverse=True)[:top]
 
 
@@ -139,9 +195,17 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
     from sqlalchemy import event
     from sqlalchemy.engine import Engine
 
-    from csrwh.build import build
+    from csrwh.build import _Build, build
 
     gate_window: list[float] = []
+    phases: list[tuple[float, str]] = []  # (epoch seconds, phase entered)
+    enter = _Build.enter
+
+    def note_phase(self, phase):  # type: ignore[no-untyped-def]
+        phases.append((time.time(), phase))
+        return enter(self, phase)
+
+    _Build.enter = note_phase
 
     def gate(database, build_id):  # imported when it runs, as `csrwh build` does
         from csrwh.validate import gate as run_gate
@@ -161,12 +225,24 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
     with _RssSampler() as sampler:
         result = build(Path(data_dir), Path(warehouse), gates=[gate], allow_rejects=True)
     target = Path(os.environ.get("CSRWH_DBT_TARGET_PATH") or ROOT / "target")
+    ends = [t for t, _ in phases[1:]] + [time.time()]
+    rss_phases: dict[str, float] = {}
+    rss_own: dict[str, tuple[float, float]] = {}
+    for (start, phase), end in zip(phases, ends, strict=True):
+        rss_phases[phase] = max(rss_phases.get(phase, 0.0), sampler.peak(start, end))
+        rss_own[phase] = sampler.own_range(start, end)
+    windows = _node_windows(target) if result.dbt is not None else {}
     out = {
         "wall_in_process": time.perf_counter() - t0,
         "steps": result.seconds,
         "up_to_date": result.up_to_date,
         "published": result.published,
-        "peak_rss_mb": _peak_rss_mb(),
+        "peak_rss_mb": max(_peak_rss_mb(), sampler.peak(0, time.time())),
+        "rss_phases_mb": rss_phases,
+        "rss_own_phases_mb": rss_own,
+        "rss_outside_python_marts_mb": sampler.peak_outside(
+            [w for name, w in windows.items() if name in PYTHON_MART_PEAKS]
+        ),
         "dbt_seconds": result.dbt.seconds if result.dbt is not None else None,
         "dbt_parse_seconds": result.dbt.parse_seconds if result.dbt is not None else None,
         "dbt_full_parse_reason": result.dbt.full_parse_reason if result.dbt is not None else None,
@@ -396,6 +472,17 @@ def report(data: Path, r: dict) -> None:
             "cold build RSS by dbt node (MB, with whatever ran beside it): "
             + ", ".join(f"{name} {mb:.0f}" for mb, name in cold["rss_top_nodes"])
             + f"; gate {cold['rss_gate_mb'] or float('nan'):.0f}"
+        )
+    if cold.get("rss_phases_mb"):
+        print(
+            "cold build RSS by phase (MB, process and children): "
+            + ", ".join(
+                f"{k} {v:.0f} (build process alone {cold['rss_own_phases_mb'][k][0]:.0f}-"
+                f"{cold['rss_own_phases_mb'][k][1]:.0f})"
+                for k, v in cold["rss_phases_mb"].items()
+            )
+            + f"; outside {' and '.join(PYTHON_MART_PEAKS)} "
+            + f"{cold['rss_outside_python_marts_mb']:.0f}"
         )
     print(
         f"dbt parse: cold {cold['dbt_parse_seconds'] or float('nan'):.1f} s "
