@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -35,6 +36,20 @@ def write_file():
 def real_corpora() -> Path:
     """The real corpora for integration tests (see require_real_corpora)."""
     return require_real_corpora()
+
+
+@pytest.fixture(scope="module")
+def module_tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """A folder for one test module's shared files (a built warehouse, generated data),
+    removed when the module is done unless one of its tests failed -- as pyproject's
+    ``tmp_path_retention_policy = "failed"`` does for ``tmp_path``. A real-corpora build is
+    ~250 MB: kept to the end of the session, the suite's folders reached 9 GB and filled
+    CI's disk."""
+    path = tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2])
+    failed_before = request.session.testsfailed
+    yield path
+    if request.session.testsfailed == failed_before:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture()

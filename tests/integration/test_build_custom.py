@@ -184,8 +184,8 @@ def rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def custom_build(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("custom_build")
+def custom_build(module_tmp_path: Path):
+    root = module_tmp_path
     saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
     data = root / "data"

@@ -17,10 +17,10 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def real_build(real_corpora: Path, tmp_path_factory: pytest.TempPathFactory):
+def real_build(real_corpora: Path, module_tmp_path: Path):
     import os
 
-    root = tmp_path_factory.mktemp("real_build")
+    root = module_tmp_path
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
     try:
         result = build(real_corpora, root / "csr.duckdb")

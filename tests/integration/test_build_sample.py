@@ -21,10 +21,10 @@ CORPORA = {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact", "custom
 
 
 @pytest.fixture(scope="module")
-def sample_build(tmp_path_factory: pytest.TempPathFactory):
+def sample_build(module_tmp_path: Path):
     import os
 
-    root = tmp_path_factory.mktemp("sample_build")
+    root = module_tmp_path
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
     data = root / "data"
     generate(data, scale=1, seed=7)

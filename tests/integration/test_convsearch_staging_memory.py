@@ -129,14 +129,14 @@ def compiled(sample_warehouse: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def large_convsearch(
-    sample_warehouse: Path, tmp_path_factory: pytest.TempPathFactory
+    sample_warehouse: Path, module_tmp_path: Path
 ) -> tuple[Path, list[dict], list[dict]]:
     """The ConvSearch raw tables of the sample at SCALE (named as the sample warehouse, whose
     catalogue the compiled SQL names), and the generated files' records."""
     from csrwh.sample import generate
     from ingest import run_ingest
 
-    root = tmp_path_factory.mktemp("convsearch_large")
+    root = module_tmp_path
     generate(root / "data", scale=SCALE, seed=0, corpora=["convsearch"])
     warehouse = root / sample_warehouse.name
     run_ingest(root / "data", warehouse, corpora=["convsearch"], progress=False)

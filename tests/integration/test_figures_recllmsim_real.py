@@ -58,8 +58,8 @@ ITEM = {"Detail Level": "Detail", "Practical Usefulness": "Availability", "Diver
 
 
 @pytest.fixture(scope="module")
-def real(real_corpora: Path, real_warehouse: Path, tmp_path_factory: pytest.TempPathFactory):
-    return real_corpora, real_warehouse, tmp_path_factory.mktemp("recllmsim_real")
+def real(real_corpora: Path, real_warehouse: Path, module_tmp_path: Path):
+    return real_corpora, real_warehouse, module_tmp_path
 
 
 def _figures() -> list[dict[str, str]]:

@@ -62,9 +62,9 @@ def _expected_count(path: Path) -> int:
 
 
 @pytest.fixture(scope="module")
-def landed(tmp_path_factory):
+def landed(module_tmp_path):
     data = _require_real()
-    wh = tmp_path_factory.mktemp("real") / "warehouse" / "real.duckdb"
+    wh = module_tmp_path / "warehouse" / "real.duckdb"
     t0 = time.perf_counter()
     first = run_ingest(data, wh, progress=False)
     cold = time.perf_counter() - t0

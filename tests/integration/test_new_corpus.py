@@ -286,9 +286,9 @@ def _env(copy: Path, target: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def foo_project(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def foo_project(module_tmp_path: Path) -> dict:
     """The copy with corpus foo added and the generated files rendered; what changed."""
-    root = tmp_path_factory.mktemp("new_corpus")
+    root = module_tmp_path
     copy = root / "project"
     files = _project_files(PROJECT_ROOT)
     original = _tree(PROJECT_ROOT, files)

@@ -52,9 +52,9 @@ _require_real = require_real_corpora
 
 
 @pytest.fixture(scope="module")
-def real(tmp_path_factory: pytest.TempPathFactory):
+def real(module_tmp_path: Path):
     data = _require_real()
-    root = tmp_path_factory.mktemp("report_real")
+    root = module_tmp_path
     saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
     try:

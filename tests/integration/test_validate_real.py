@@ -49,12 +49,12 @@ _require_real = require_real_corpora
 
 
 @pytest.fixture(scope="module")
-def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def published(module_tmp_path: Path) -> Path:
     """`csrwh build` of the real corpora with the expectations gate; the published file."""
     from csrwh.build import build
 
     data = _require_real()
-    root = tmp_path_factory.mktemp("validate_real")
+    root = module_tmp_path
     cwd = Path.cwd()
     os.chdir(root)  # the gate renders Data Docs to ./reports/data_docs
     try:

@@ -49,8 +49,8 @@ def _drop_last_line(path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def history(tmp_path_factory: pytest.TempPathFactory) -> History:
-    root = tmp_path_factory.mktemp("incremental")
+def history(module_tmp_path: Path) -> History:
+    root = module_tmp_path
     target = root / "target"
     saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(target)

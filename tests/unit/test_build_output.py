@@ -54,10 +54,10 @@ def drop_last_line(path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def quiet_build(
-    tmp_path_factory: pytest.TempPathFactory,
+    module_tmp_path: Path,
 ) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
     """The sample built once through the CLI with default output, stdout and stderr captured."""
-    tmp = tmp_path_factory.mktemp("build_output")
+    tmp = module_tmp_path
     data = tmp / "data"
     generate(data, scale=1, seed=0)
     return tmp, data, run_build(tmp, data)

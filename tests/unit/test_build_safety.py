@@ -46,9 +46,9 @@ def count(warehouse: Path, sql: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def published(tmp_path_factory: pytest.TempPathFactory):
+def published(module_tmp_path: Path):
     """(data folder, published warehouse, dbt target): the sample, built once."""
-    root = tmp_path_factory.mktemp("safety")
+    root = module_tmp_path
     target = root / "target"
     saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(target)

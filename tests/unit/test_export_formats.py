@@ -61,9 +61,9 @@ def sql(warehouse: Path, query: str, params: list | None = None) -> list[tuple]:
 
 
 @pytest.fixture(scope="module")
-def exports(sample_warehouse: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def exports(sample_warehouse: Path, module_tmp_path: Path) -> dict[str, Path]:
     """The whole sample exported once per format (parquet with the TREC files)."""
-    root = tmp_path_factory.mktemp("exports")
+    root = module_tmp_path
     out = {}
     for fmt in FORMATS:
         if fmt == "hf" and importlib.util.find_spec("datasets") is None:

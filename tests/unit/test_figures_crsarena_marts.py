@@ -84,8 +84,8 @@ CORRUPTIONS = {
 
 
 @pytest.fixture(scope="module")
-def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("crsarena_marts")
+def warehouse(module_tmp_path: Path) -> Path:
+    root = module_tmp_path
     generate(root / "data", scale=1, seed=0, corpora=["crsarena", "cosrec"])
     saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")

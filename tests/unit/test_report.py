@@ -54,8 +54,8 @@ def _build(data: Path, warehouse: Path, target: Path, corpora: list[str] | None 
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("report_sample")
+def sample(module_tmp_path: Path):
+    root = module_tmp_path
     data = root / "data"
     generate(data, scale=1, seed=0)
     warehouse = root / "warehouse" / "demo.duckdb"

@@ -109,8 +109,8 @@ def n_records(root: Path) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory) -> tuple[Path, dict[str, int]]:
-    out = tmp_path_factory.mktemp("sample")
+def sample(module_tmp_path) -> tuple[Path, dict[str, int]]:
+    out = module_tmp_path
     counts = generate(out, scale=1, seed=0)
     return out, counts
 

@@ -37,12 +37,12 @@ TEST_SELECT = [
 
 
 @pytest.fixture(scope="module")
-def small_build(tmp_path_factory: pytest.TempPathFactory):
+def small_build(module_tmp_path: Path):
     import os
 
     from ingest import run_ingest
 
-    root = tmp_path_factory.mktemp("text_measures_build")
+    root = module_tmp_path
     saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
     data = root / "data"

@@ -20,8 +20,8 @@ from csrwh.validation import gx_duckdb
 
 
 @pytest.fixture(scope="module")
-def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("gxfix") / "fix.duckdb"
+def database(module_tmp_path: Path) -> Path:
+    path = module_tmp_path / "fix.duckdb"
     with duckdb.connect(str(path)) as con:
         con.execute(
             "create table main.t as select range as id, range % 7 as grp, "
