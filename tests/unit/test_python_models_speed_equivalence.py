@@ -205,8 +205,10 @@ def _reference_bootstrap(battles, n_samples: int, seed: int) -> dict[str, tuple[
         picks = rng.integers(0, len(battles), size=len(battles))
         for name, value in stats.bradley_terry([battles[i] for i in picks]).items():
             samples[s, column[name]] = value
-    low = np.nanpercentile(samples, 2.5, axis=0)
-    high = np.nanpercentile(samples, 97.5, axis=0)
+    tail = 100.0 * (1.0 - 0.95) / 2.0  # as bradley_terry_bootstrap computes it (2.500000000000002),
+    # which on an AVX-512 machine interpolates differently from 2.5 in the last bit
+    low = np.nanpercentile(samples, tail, axis=0)
+    high = np.nanpercentile(samples, 100.0 - tail, axis=0)
     return {name: (float(low[i]), float(high[i])) for i, name in enumerate(ordered)}
 
 
