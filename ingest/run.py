@@ -33,7 +33,7 @@ from csrwh.errors import CsrwhError
 from ingest import readers
 from ingest.discover import SourceFile, discover, display, hash_files
 from ingest.readers.checks import apply_check, refine_error
-from ingest.readers.stage import STAGE, ReadContext
+from ingest.readers.stage import ReadContext
 from ingest.schema import ensure_schema
 from ingest.spec import CorpusSpec, FileSpec, Format
 from ingest.summary import CorpusStats, IngestSummary
@@ -328,12 +328,8 @@ class Ingestor:
                     stage = apply_check(stage, spec.check, state)
             del datas
             with self._t("insert"):
-                self.con.register(STAGE, stage)
-                try:
-                    counts, rejected = self._insert_stage(corpus, spec, now)
-                finally:
-                    self.con.unregister(STAGE)
-                    del stage
+                counts, rejected = self._insert_stage(stage, corpus, spec, now)
+                del stage
             for p, rec_index, line, error, raw, sha, at_eof in rejected:
                 raw = bytes(raw) if raw is not None else None
                 reject_rows.append(
@@ -382,9 +378,9 @@ class Ingestor:
             insert_rows(self.con, "rejected_records", reject_rows)
             insert_rows(self.con, "ingest_files", manifest_rows)
 
-    def _insert_stage(self, corpus: CorpusSpec, spec: FileSpec, now: datetime):
+    def _insert_stage(self, stage, corpus: CorpusSpec, spec: FileSpec, now: datetime):
         """Insert the staged good records; per-file counts and the rejects (see write.py)."""
-        return insert_stage(self.con, spec.table, self.batch_id, corpus.name, now)
+        return insert_stage(self.con, stage, spec.table, self.batch_id, corpus.name, now)
 
 
 __all__ = ["CorpusStats", "IngestSummary", "Ingestor"]

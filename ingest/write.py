@@ -47,11 +47,22 @@ def delete_files(
 
 
 def insert_stage(
-    con: duckdb.DuckDBPyConnection, table: str, batch_id: str, corpus: str, now: datetime
+    con: duckdb.DuckDBPyConnection,
+    stage: pa.Table,
+    table: str,
+    batch_id: str,
+    corpus: str,
+    now: datetime,
 ):
-    """Insert the good records of the registered stage (:data:`STAGE`) into ``raw.<table>``;
+    """Insert the good records of ``stage`` (a reader's table) into ``raw.<table>``;
     return per-file counts {source_path: (ok, rejected)} and the rejected records
-    (source_path, record_index, line_number, error, raw, sha, at_eof)."""
+    (source_path, record_index, line_number, error, raw, sha, at_eof).
+
+    The queries read ``stage`` by its variable name (:data:`STAGE`: DuckDB's replacement
+    scan of a Python variable), not through ``con.register``: a view registered inside the
+    run's transaction keeps its Arrow table alive until the commit, so the whole run's
+    files would stay in memory."""
+    _csrwh_stage = stage  # read by name in the SQL below (STAGE)
     con.execute(
         f"INSERT INTO raw.{sql_ident(table)} SELECT ?, ?, source_path, record_index, line_number, "
         f"record_key, payload::JSON, source_text, file_sha256, ? FROM {STAGE} WHERE error IS NULL",

@@ -68,16 +68,10 @@ def read_json_array(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
                false AS at_eof
         FROM c
     """
+    tables = {"_csrwh_elems": elems}
     if file_rejects:
-        frs = pa.Table.from_pylist(file_rejects, schema=STAGE_SCHEMA)
-        ctx.con.register("_csrwh_file_rejects", frs)
+        tables["_csrwh_file_rejects"] = pa.Table.from_pylist(file_rejects, schema=STAGE_SCHEMA)
         sql = f"({sql}) UNION ALL (SELECT {STAGE_COLS} FROM _csrwh_file_rejects)"
-    ctx.con.register("_csrwh_elems", elems)
-    try:
-        return ctx.stage_sql(
-            f"SELECT * FROM ({sql}) ORDER BY record_index NULLS LAST", [f.rel, f.sha256]
-        )
-    finally:
-        ctx.con.unregister("_csrwh_elems")
-        if file_rejects:
-            ctx.con.unregister("_csrwh_file_rejects")
+    return ctx.stage_sql(
+        f"SELECT * FROM ({sql}) ORDER BY record_index NULLS LAST", [f.rel, f.sha256], tables
+    )

@@ -48,8 +48,4 @@ def read_json_files(
                true AS at_eof
         FROM json_classified
     """
-    ctx.con.register("_csrwh_files", tbl)
-    try:
-        return ctx.stage_sql(sql)
-    finally:
-        ctx.con.unregister("_csrwh_files")
+    return ctx.stage_sql(sql, tables={"_csrwh_files": tbl})

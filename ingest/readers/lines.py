@@ -66,11 +66,7 @@ def read_lines(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
                ln = {n_lines} AS at_eof
         FROM classified
     """
-    ctx.con.register("_csrwh_lines", tbl)
-    try:
-        stage = ctx.stage_sql(sql, [f.rel, f.sha256])
-    finally:
-        ctx.con.unregister("_csrwh_lines")
+    stage = ctx.stage_sql(sql, [f.rel, f.sha256], {"_csrwh_lines": tbl})
     # No window or sort in SQL: rows come out in scan order (DuckDB preserves insertion order
     # without ORDER BY); the fallback sort only guards that assumption.
     ln = stage.column("line_number").to_numpy()
