@@ -312,14 +312,19 @@ def record_results(database: Path, report: ValidationReport) -> None:
 #: and every thread holds its vector's parsed documents. One thread: the gate alone on the
 #: real corpora 938 -> 774 MB peak RSS, wall 9.4 -> 8.8 s (one run each, 2026-11-23).
 GX_DUCKDB_THREADS = 1
+#: the most DuckDB memory GX's connections get (less when the build's cap is lower). With one
+#: thread, the gate alone on the real corpora: 774 MB peak RSS at 1 GiB, 676 MB at 512 MiB
+#: (8.8 -> 8.0 s), 635 MB at 384 MiB but 12.8 s (one run each, 2026-11-23).
+GX_MAX_MEMORY_LIMIT_MB = 512
 
 
 def _duckdb_config() -> dict[str, str]:
-    """DuckDB's ``memory_limit`` (a build's) and ``threads`` (GX_DUCKDB_THREADS) for GX's
-    read-only connections."""
+    """DuckDB's ``memory_limit`` (the build's, at most GX_MAX_MEMORY_LIMIT_MB) and ``threads``
+    (GX_DUCKDB_THREADS) for GX's read-only connections."""
     from csrwh.config import memory_limit_mb
 
-    return {"memory_limit": f"{memory_limit_mb()}MiB", "threads": str(GX_DUCKDB_THREADS)}
+    limit = min(memory_limit_mb(), GX_MAX_MEMORY_LIMIT_MB)
+    return {"memory_limit": f"{limit}MiB", "threads": str(GX_DUCKDB_THREADS)}
 
 
 def print_summary(

@@ -1,16 +1,19 @@
-"""GX's DuckDB connection: the build's memory cap, one thread (csrwh.validate.GX_DUCKDB_THREADS)."""
+"""GX's DuckDB connection: the build's memory cap up to csrwh.validate.GX_MAX_MEMORY_LIMIT_MB,
+one thread (GX_DUCKDB_THREADS)."""
 
 from __future__ import annotations
 
 import duckdb
+import pytest
 
 from csrwh import validate as v
 
 
-def test_gx_connection_has_the_build_memory_cap_and_one_thread(tmp_path, monkeypatch):
+@pytest.mark.parametrize("build_cap, gx_cap", [("300", "300.0 MiB"), ("2048", "512.0 MiB")])
+def test_gx_connection_has_its_memory_cap_and_one_thread(tmp_path, monkeypatch, build_cap, gx_cap):
     database = tmp_path / "w.duckdb"
     duckdb.connect(str(database)).close()
-    monkeypatch.setenv("CSRWH_MEMORY_LIMIT", "300")  # MiB
+    monkeypatch.setenv("CSRWH_MEMORY_LIMIT", build_cap)  # MiB
     monkeypatch.setenv("CSRWH_THREADS", "2")  # the build's threads; GX's stays at one
     seen = {}
     existing = v._existing_tables
@@ -31,4 +34,4 @@ def test_gx_connection_has_the_build_memory_cap_and_one_thread(tmp_path, monkeyp
     report = v.validate(database, run_id="t", suites=["raw"], data_docs_dir=None, record=False)
     assert report.outcomes  # every raw suite reports its table missing
     assert int(seen["threads"]) == 1
-    assert seen["memory_limit"] == "300.0 MiB", seen
+    assert seen["memory_limit"] == gx_cap, seen
