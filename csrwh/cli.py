@@ -484,10 +484,24 @@ def _exit(code: int) -> None:
     """Exit; after Great Expectations + duckdb-engine were loaded, skip interpreter teardown,
     where nanobind prints pages of harmless 'leaked instance' warnings from those bindings."""
     if "great_expectations" in sys.modules:
+        _release_semaphores()
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
     sys.exit(code)
+
+
+def _release_semaphores() -> None:
+    """Run multiprocessing's exit finalizers, which os._exit skips: they unlink the named
+    semaphores of dbt's locks, which the resource tracker would otherwise report as
+    "2 leaked semaphore objects" after every build."""
+    if "multiprocessing.util" not in sys.modules:
+        return
+    from multiprocessing import util
+
+    run = getattr(util, "_run_finalizers", None)  # what multiprocessing's atexit hook calls
+    if run is not None:
+        run(0)  # it reports and skips a finalizer that raises
 
 
 def _click_exceptions() -> dict[str, tuple[type, ...]]:

@@ -76,6 +76,15 @@ def test_default_build_prints_one_line_per_phase_and_no_dbt_node_lines(quiet_bui
     assert re.search(r"^phase dbt · build \S+ · START \d+ nodes", out, re.MULTILINE)
 
 
+def test_a_build_ends_without_teardown_warnings(quiet_build) -> None:
+    """The CLI skips interpreter teardown after GX (os._exit) but still runs multiprocessing's
+    finalizers: no "leaked semaphore objects" from the resource tracker, no nanobind pages."""
+    _, _, result = quiet_build
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "leaked semaphore" not in result.stderr, result.stderr[-2000:]
+    assert "nanobind" not in result.stderr, result.stderr[-2000:]
+
+
 def test_the_summary_names_the_log_that_holds_every_node_line(quiet_build) -> None:
     _, _, result = quiet_build
     published = next(line for line in result.stderr.splitlines() if line.startswith("Published"))
