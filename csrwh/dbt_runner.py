@@ -11,7 +11,10 @@ CSRWH_DBT_TEMP_DIR (:func:`csrwh.config.duckdb_settings`).
 Memory: after each Python model (text measures, diversity, agreement: pandas/Arrow/numpy work
 in this process) and after dbt, the freed C heap is handed back to the system
 (:func:`return_freed_memory`), so what those models freed does not stay in the build's
-resident set while later nodes and the gate run.
+resident set while later nodes and the gate run. Python models run one at a time
+(:func:`python_models_one_at_a_time`): each holds a corpus's texts or ratings in Arrow and
+numpy, and two side by side made the build's peak (real corpora 1,132 -> 1,056 MB, cold wall
+unchanged; see BENCHMARKS.md). SQL nodes still run beside them on dbt's other threads.
 
 ``log_file`` receives what dbt would print (its info, warning and error lines: one per node
 started and finished), whatever the console shows; ``on_event`` sees every dbt event (the build
@@ -142,6 +145,27 @@ def _trim_after_python_models(msg: Any) -> None:
         return_freed_memory()
 
 
+_PYTHON_MODEL_LOCK = threading.Lock()
+
+
+def python_models_one_at_a_time() -> None:
+    """Make dbt-duckdb run at most one Python model at a time in this process (its
+    ``submit_python_job`` -- the model's code and the table it returns -- under one lock).
+    Idempotent; SQL models and tests are not affected."""
+    from dbt.adapters.duckdb.impl import DuckDBAdapter
+
+    submit = DuckDBAdapter.submit_python_job
+    if getattr(submit, "csrwh_one_at_a_time", False):
+        return
+
+    def one_at_a_time(self: Any, parsed_model: dict, compiled_code: str) -> Any:
+        with _PYTHON_MODEL_LOCK:
+            return submit(self, parsed_model, compiled_code)
+
+    one_at_a_time.csrwh_one_at_a_time = True  # type: ignore[attr-defined]
+    DuckDBAdapter.submit_python_job = one_at_a_time  # type: ignore[method-assign]
+
+
 def _guarded(callback: Callable[[Any], None]) -> Callable[[Any], None]:
     """A callback whose errors never break dbt (interrupts still propagate)."""
 
@@ -185,6 +209,7 @@ def run_dbt(
     os.environ["CSRWH_DBT_TEMP_DIR"] = settings["temp_directory"]
     from dbt.cli.main import dbtRunner
 
+    python_models_one_at_a_time()
     full_args = [
         *args,
         "--project-dir",
