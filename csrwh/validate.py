@@ -169,9 +169,17 @@ def validate(
     report.gx_version = gx.__version__
     report.seconds["import"] = time.perf_counter() - step
 
-    gx_logger = logging.getLogger("great_expectations")
-    previous_level = gx_logger.level
-    gx_logger.setLevel(logging.ERROR)
+    # GX logs at INFO, some modules with a level of their own (its context config announces
+    # "Created temporary directory ... for ephemeral docs site" on every run): errors only
+    gx_loggers = [logging.getLogger("great_expectations")] + [
+        logger
+        for name, logger in logging.root.manager.loggerDict.items()
+        if name.startswith("great_expectations.") and isinstance(logger, logging.Logger)
+    ]
+    previous_levels = [(logger, logger.level) for logger in gx_loggers]
+    for logger in gx_loggers:
+        if logger.level < logging.ERROR:
+            logger.setLevel(logging.ERROR)
     datasource = None
     try:
         with warnings.catch_warnings():
@@ -219,7 +227,8 @@ def validate(
                 report.data_docs_index = docs_dir / "index.html"
                 report.seconds["data_docs"] = time.perf_counter() - step
     finally:
-        gx_logger.setLevel(previous_level)
+        for logger, level in previous_levels:
+            logger.setLevel(level)
         if datasource is not None:
             _close(datasource)
 

@@ -3,6 +3,8 @@ one thread (GX_DUCKDB_THREADS)."""
 
 from __future__ import annotations
 
+import logging
+
 import duckdb
 import pytest
 
@@ -35,3 +37,15 @@ def test_gx_connection_has_its_memory_cap_and_one_thread(tmp_path, monkeypatch, 
     assert report.outcomes  # every raw suite reports its table missing
     assert int(seen["threads"]) == 1
     assert seen["memory_limit"] == gx_cap, seen
+
+
+def test_gx_info_lines_stay_off_the_console(tmp_path, caplog):
+    """GX's context announces a temporary docs folder at INFO from a logger with a level of
+    its own; a build's console showed it every time."""
+    database = tmp_path / "w.duckdb"
+    duckdb.connect(str(database)).close()
+    caplog.set_level(logging.INFO)
+    v.validate(database, run_id="t", suites=["raw"], data_docs_dir=None, record=False)
+    gx_records = [r for r in caplog.records if r.name.startswith("great_expectations")]
+    assert [r for r in gx_records if r.levelno < logging.ERROR] == [], gx_records
+    assert logging.getLogger("great_expectations.data_context.types.base").level == logging.INFO
