@@ -529,6 +529,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--child":
         name, args = argv[1], argv[2:]
+        from csrwh.allocator import tune_for_build
+
+        tune_for_build()  # as `csrwh build` does, in the build and in its floor alike
         result = child_build(*args) if name == "build" else child_floor(*args)
         print(json.dumps(result))
         return 0

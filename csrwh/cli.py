@@ -200,6 +200,9 @@ def build(
     Refuses (exit 3) input that looks damaged against the published build unless accepted;
     exits 75 if another build of the warehouse is running (see --wait); 130/143 on SIGINT/SIGTERM.
     """
+    from csrwh.allocator import tune_for_build
+
+    tune_for_build()  # before Arrow is imported or a thread started (csrwh/allocator.py)
     from csrwh.build import build as do_build
 
     target = config.resolve_warehouse(warehouse)
