@@ -13,8 +13,12 @@ build imports Arrow or starts a thread, :func:`tune_for_build`:
 * fixes glibc's mmap threshold at ``MMAP_THRESHOLD_BYTES`` (``mallopt(M_MMAP_THRESHOLD)``, as
   ``MALLOC_MMAP_THRESHOLD_``): blocks of at least that size are mapped and given back on free.
 
-Measured on the real corpora (2 runs each, same session; BENCHMARKS.md): cold build peak RSS
-994 / 965 MiB without, 882 / 914 MiB with all three, same wall. Set ``CSRWH_ALLOCATOR=default``
+Measured in one session (2026-11-23, BENCHMARKS.md), cold builds: real corpora peak RSS
+994 / 965 MiB with the allocators as they were, 882 / 914 MiB with all three (before the gate's
+history check was sliced; after it: 860 / 880 MiB). The threshold is 1 MiB, not glibc's
+initial 128 KiB: at sample x100 a 128 KiB threshold cost 10% of the build's wall (117 / 112 s
+against 104 s with the allocators as they were; 1 MiB: 105 / 107 s), and leaving it dynamic
+let one real-corpora build reach 1,005 MiB. Set ``CSRWH_ALLOCATOR=default``
 to leave the allocators as they are; a variable the user set (``ARROW_DEFAULT_MEMORY_POOL``,
 ``MALLOC_ARENA_MAX``, ``MALLOC_MMAP_THRESHOLD_``) is respected. Only the ``csrwh build``
 command calls this: importing csrwh changes nothing.
@@ -29,7 +33,7 @@ import sys
 
 ALLOCATOR_ENV = "CSRWH_ALLOCATOR"
 ARENA_MAX = 2
-MMAP_THRESHOLD_BYTES = 128 * 1024
+MMAP_THRESHOLD_BYTES = 1024 * 1024
 # glibc's mallopt parameters (malloc.h)
 _M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8

@@ -57,7 +57,7 @@ def test_build_settings_make_arrow_use_the_system_allocator_and_limit_glibc() ->
     assert "ARROW_DEFAULT_MEMORY_POOL=system" in out["applied"]
     if sys.platform.startswith("linux") and os.confstr("CS_GNU_LIBC_VERSION"):
         assert "M_ARENA_MAX=2" in out["applied"]
-        assert "M_MMAP_THRESHOLD=131072" in out["applied"]
+        assert "M_MMAP_THRESHOLD=1048576" in out["applied"]
 
 
 def test_switched_off_leaves_the_default_pool() -> None:
