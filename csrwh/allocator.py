@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 import sys
 
@@ -61,12 +62,21 @@ def tune_for_build() -> list[str]:
 
 def _mallopt():  # a ctypes function, or None
     """glibc's ``mallopt``, or None (another C library)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-        libc.gnu_get_libc_version  # noqa: B018 - only glibc has it
-    except (OSError, AttributeError):
+    libc = glibc()
+    if libc is None:
         return None
+    mallopt = libc.mallopt
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
     return mallopt
+
+
+@functools.cache
+def glibc() -> ctypes.CDLL | None:
+    """The process's C library if it is glibc (``mallopt``, ``malloc_trim``), else None."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.gnu_get_libc_version  # noqa: B018 - only glibc has it
+    except (OSError, AttributeError):
+        return None
+    return libc

@@ -23,8 +23,6 @@ counts nodes with it). Both are called from dbt's worker threads.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import os
 import threading
@@ -127,16 +125,12 @@ def return_freed_memory() -> None:
         trim(0)
 
 
-_TRIM: list[Callable[[int], int] | None] = []
-
-
 def _malloc_trim() -> Callable[[int], int] | None:
-    if not _TRIM:
-        try:
-            _TRIM.append(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim)
-        except (OSError, AttributeError):  # not glibc
-            _TRIM.append(None)
-    return _TRIM[0]
+    """glibc's ``malloc_trim`` (:func:`csrwh.allocator.glibc`), or None."""
+    from csrwh.allocator import glibc
+
+    libc = glibc()
+    return None if libc is None else libc.malloc_trim
 
 
 def _trim_after_python_models(msg: Any) -> None:
