@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from csrwh.config import PROJECT_ROOT, duckdb_settings
-from csrwh.errors import CsrwhError
+from csrwh.errors import CsrwhError, is_out_of_memory, out_of_memory_line
 
 
 @dataclass
@@ -98,6 +98,20 @@ class _NodeLog:
     def close(self) -> None:
         with self._lock:
             self._fh.close()
+
+
+class _ConsoleErrors:
+    """dbt's error lines on the console, as dbt prints them with ``--quiet`` (``HH:MM:SS  msg``),
+    except DuckDB's out-of-memory errors: their text ends in DuckDB's advice to ``SET threads``
+    and ``memory_limit``, which a build's user cannot do; the build prints one line naming
+    CSRWH_MEMORY_LIMIT and CSRWH_THREADS for them instead (:func:`csrwh.errors.out_of_memory_line`).
+    """
+
+    def __call__(self, msg: Any) -> None:
+        info = msg.info
+        if info.level != "error" or is_out_of_memory(str(info.msg)):
+            return
+        print(f"{time.strftime('%H:%M:%S')}  {info.msg}".rstrip(), flush=True)
 
 
 class _ParseWatch:
@@ -215,11 +229,17 @@ def run_dbt(
     target = dbt_target_path()
     full_args += ["--target-path", str(target)]
     cli_flags = ["--log-path", str(target / "logs")]
-    if quiet:
-        cli_flags.append("--quiet")
+    console_errors = None
+    if quiet:  # dbt's console off; its error lines through _ConsoleErrors
+        cli_flags += ["--log-level", "none", "--log-level-file", "debug"]
+        console_errors = _ConsoleErrors()
     node_log = _NodeLog(log_file) if log_file is not None else None
     watch = _ParseWatch()
-    callbacks = [c for c in (node_log, on_event, watch, _trim_after_python_models) if c is not None]
+    callbacks = [
+        c
+        for c in (node_log, console_errors, on_event, watch, _trim_after_python_models)
+        if c is not None
+    ]
     started = watch.started = time.perf_counter()
     try:
         result = dbtRunner(callbacks=[_guarded(c) for c in callbacks]).invoke(
@@ -252,7 +272,10 @@ def run_dbt(
         outcome.timings[name] = float(getattr(node_result, "execution_time", 0.0) or 0.0)
         if status in ("error", "fail", "runtime error"):
             message = getattr(node_result, "message", "") or ""
-            outcome.failures.append(f"{name}: {status} {message}".strip())
+            if is_out_of_memory(message):
+                outcome.failures.append(out_of_memory_line("dbt", name, message))
+            else:
+                outcome.failures.append(f"{name}: {status} {message}".strip())
         elif status == "warn":
             outcome.warnings.append(f"{name}: {getattr(node_result, 'message', '')}")
             metadata = getattr(node, "test_metadata", None)

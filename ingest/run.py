@@ -29,7 +29,7 @@ from pathlib import Path
 
 import duckdb
 
-from csrwh.errors import CsrwhError
+from csrwh.errors import CsrwhError, out_of_memory_line
 from ingest import readers
 from ingest.discover import SourceFile, discover, display, hash_files
 from ingest.readers.checks import apply_check, refine_error
@@ -101,6 +101,7 @@ class Ingestor:
         self.started_at = _utcnow()
         self.batch_id = new_batch_id(self.started_at)
         self.summary = IngestSummary(batch_id=self.batch_id)
+        self._current_file: str | None = None  # the file being landed, for error lines
         #: corpus name -> the CheckContext.state of its checked files in this run
         self._check_states: dict[str, dict] = {}
         for c in self.scope:
@@ -202,6 +203,14 @@ class Ingestor:
                 self._record_run("ok")
             status = "ok"
         except (OSError, duckdb.Error) as exc:
+            if isinstance(exc, duckdb.OutOfMemoryException):
+                where = (
+                    f"file {self._current_file}" if self._current_file else "writing the raw tables"
+                )
+                raise CsrwhError(
+                    out_of_memory_line("ingest", where, str(exc))
+                    + "; nothing was changed (rolled back)"
+                ) from exc
             if _disk_full(exc):
                 raise CsrwhError(
                     f"ingest failed: No space left on device while writing the warehouse"
@@ -313,9 +322,10 @@ class Ingestor:
         for unit in self._units(to_load):
             first = unit[0]
             corpus, spec = first.corpus, first.spec
+            more = f" (+{len(unit) - 1} files)" if len(unit) > 1 else ""
+            self._current_file = f"{corpus.folder}/{first.rel}{more}"
             if on_file:
-                more = f" (+{len(unit) - 1} files)" if len(unit) > 1 else ""
-                on_file(f"{corpus.folder}/{first.rel}{more}")
+                on_file(self._current_file)
             with self._t("read"):
                 datas = [f.path.read_bytes() for f in unit]
                 for f, data in zip(unit, datas):

@@ -31,20 +31,22 @@ class RecordKey:
     * ``single_key``: the only key of a one-key object ``{"<id>": value}`` (CoSRec); a record
       that is not a one-key object is rejected ("wrong top-level shape");
     * ``field``: the value of a field (JSON key, CSV column or qrels field) as a string;
-      NULL when the record lacks it (the record still lands);
+      NULL when the record lacks it (the record still lands); a JSON record without it is
+      keyed by the first of ``fallbacks`` it has;
     * ``relative_path``: the file's path relative to the corpus folder without ``.json``.
     """
 
     kind: str
     name: str | None = None
+    fallbacks: tuple[str, ...] = ()
 
     @classmethod
     def single_key(cls) -> RecordKey:
         return cls("single_key")
 
     @classmethod
-    def field(cls, name: str) -> RecordKey:
-        return cls("field", name)
+    def field(cls, name: str, *fallbacks: str) -> RecordKey:
+        return cls("field", name, tuple(fallbacks))
 
     @classmethod
     def relative_path(cls) -> RecordKey:

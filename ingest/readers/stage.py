@@ -156,7 +156,9 @@ def key_expr_json(t: str, key: RecordKey, rel: str) -> str:
     if key.kind == "single_key":
         return "json_shape[1]"
     if key.kind == "field":
-        return f"json_extract_string({t}, {field_path(key.name)})"
+        names = (key.name, *key.fallbacks)
+        found = [f"json_extract_string({t}, {field_path(name)})" for name in names]
+        return found[0] if len(found) == 1 else f"coalesce({', '.join(found)})"
     if key.kind == "relative_path":
         return sql_literal(re.sub(r"\.json$", "", rel))
     raise ValueError(f"unknown record key kind {key.kind!r}")

@@ -201,7 +201,8 @@ ALPHA_B: list[tuple[int, object, str | None]] = [
     (
         12,
         chat("c17", ratings=[5]),
-        'ratings is not an object {"<aspect>": number} (found an array)',
+        # a list of ratings is the form `csrwh export` writes: each one an object
+        'ratings[0] is not an object {"aspect", "value"} (found a number)',
     ),
 ]
 
@@ -347,14 +348,24 @@ def test_the_safety_net_checks_fail_on_a_corrupted_copy_naming_file_line_and_pro
         4: {"id": "  ", "messages": [{"role": "user", "text": "blank id"}]},
         5: {"id": "c5", "messages": [{"role": "bot", "text": "beep"}]},
         6: chat("c1", ratings={"q": "five"}),  # a repeated id, a rating that is no number
+        # a key written twice: JSON readers differ on which value wins (Python: the last)
+        7: '{"id": "c7", "id": "c8", "messages": [{"role": "user", "text": "twice"}]}',
+        8: '{"id": "c9", "messages": [{"role": "user", "text": "a", "text": "b"}]}',
     }
+
+    def keyed(record: dict | str) -> tuple[str | None, str]:
+        """(record_key, payload): a text record is keyed by the first id it writes."""
+        if isinstance(record, str):
+            return json.loads(record, object_pairs_hook=lambda pairs: pairs[0][1]), record
+        return record.get("id"), line(record)
+
     with duckdb.connect(str(database)) as con:
         for n, record in corrupt.items():
             con.execute(
                 "insert into raw.custom__conversations select * replace (? as record_index, "
                 "? as line_number, ? as record_key, ?::json as payload) "
                 "from raw.custom__conversations where line_number = 1",
-                [n - 1, n, record.get("id"), line(record)],
+                [n - 1, n, *keyed(record)],
             )
     report = validate(
         database, run_id="test", suites=RAW_SUITES[:1], data_docs_dir=None, record=False
@@ -367,6 +378,7 @@ def test_the_safety_net_checks_fail_on_a_corrupted_copy_naming_file_line_and_pro
         ("alpha/a.jsonl", 3, "id is missing or not a string (found no id)"),
         ("alpha/a.jsonl", 4, "id is empty or blank"),
         ("alpha/a.jsonl", 6, "ratings.q is not a number"),
+        ("alpha/a.jsonl", 7, "a key is written twice (one value per key)"),
     ]
     assert [
         (r["source_path"], r["line_number"], r["problem"])
@@ -376,7 +388,8 @@ def test_the_safety_net_checks_fail_on_a_corrupted_copy_naming_file_line_and_pro
             "alpha/a.jsonl",
             5,
             "message 0 has an unknown role 'bot' (expected user, assistant or system)",
-        )
+        ),
+        ("alpha/a.jsonl", 8, 'message 0 is not an object {"role", "text"} (or writes a key twice)'),
     ]
     assert [(r["id"], r["occurrences"]) for r in found.pop("id_unique_within_corpus")] == [
         ("c1", "alpha/a.jsonl line 1, alpha/a.jsonl line 6")

@@ -38,15 +38,18 @@ final as (
             when conversations.subset is null then conversations.corpus_name
             else conversations.corpus_name || '/' || conversations.subset
         end as subset,
-        coalesce(conversations.task, corpora.domain) as domain_or_task,
-        conversations.task as task_type,
+        -- a record's own domain_or_task / task_type (as `csrwh export` writes them) win over `task`
+        coalesce(conversations.domain_or_task, conversations.task, corpora.domain) as domain_or_task,
+        coalesce(conversations.task_type, conversations.task) as task_type,
+        conversations.user_sentiment,
         coalesce(conversations.language, corpora.language) as language,
         coalesce(corpora.rater_kind, 'author') as rater_kind,
         corpora.label_source,
-        conversations.ratings,
+        conversations.rating_entries,
         nullif(cast(conversations.other_fields as varchar), '{}') as source_attributes,
         conversations.source_path,
         -- numerics
+        conversations.user_satisfaction,
         conversations.record_index,
         conversations.line_number
     from conversations

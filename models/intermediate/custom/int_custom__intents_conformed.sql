@@ -1,7 +1,9 @@
 {#-
     Custom per-message labels in the conformed intents contract: one row per label of a user or
-    assistant message, scheme 'custom:<name>'. The intents mart maps them to a family through
-    the intent_taxonomy seed ('unmapped' unless it has rows for that scheme).
+    assistant message -- its `labels` (annotator 'author', every label primary) and the intents
+    of its `turn_annotations` element (as `csrwh export` writes them: annotator and is_primary
+    as given) -- scheme 'custom:<name>'. The intents mart maps them to a family through the
+    intent_taxonomy seed ('unmapped' unless it has rows for that scheme).
 -#}
 
 with
@@ -12,16 +14,41 @@ turns as (
 
 ),
 
-labels as (
+message_labels as (
 
     select
         turns.conversation_id,
         turns.turn_index,
         turns.corpus_name,
         turns.label_source,
-        labelled.label
+        cast('author' as varchar) as annotator,
+        {{ json_text('labelled.label') }} as raw_label,
+        true as is_primary
     from turns
     cross join unnest({{ json_to_array('turns.labels') }}) as labelled (label)
+
+),
+
+annotation_labels as (
+
+    select
+        turns.conversation_id,
+        turns.turn_index,
+        turns.corpus_name,
+        turns.label_source,
+        coalesce(annotated.intent.annotator, 'author') as annotator,
+        annotated.intent.label as raw_label,
+        coalesce(annotated.intent.is_primary, true) as is_primary
+    from turns
+    cross join unnest(turns.annotation_intents) as annotated (intent)
+
+),
+
+labels as (
+
+    select * from message_labels
+    union all
+    select * from annotation_labels
 
 ),
 
@@ -30,12 +57,12 @@ conformed as (
     select
         cast(conversation_id as varchar) as conversation_id,
         cast(turn_index as integer) as turn_index,
-        -- whoever made the corpus; corpus.json's label_source says whether a human or an LLM
-        cast('author' as varchar) as annotator,
+        -- whoever made the corpus ('author'), or the annotator an exported record names;
+        -- corpus.json's label_source says whether a human or an LLM
+        cast(annotator as varchar) as annotator,
         cast('custom:' || corpus_name as varchar) as label_scheme,
-        cast({{ json_text('label') }} as varchar) as raw_label,
-        -- labels are not ranked: every label is a primary label
-        cast(true as boolean) as is_primary,
+        cast(raw_label as varchar) as raw_label,
+        cast(is_primary as boolean) as is_primary,
         cast(null as varchar) as standalone_query,
         cast(null as varchar) as intent_id,
         cast(label_source as varchar) as source

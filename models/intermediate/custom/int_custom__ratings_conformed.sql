@@ -1,8 +1,10 @@
 {#-
-    Custom ratings in the conformed contract: each `ratings` entry of a conversation (turn_index
-    NULL) and each user/assistant message's `rating` (aspect 'message_rating'). A JSON null is no
-    rating; ingest rejects a record with a rating that is not a number, so raw_value (such a
-    value's text, with a NULL value) stays empty. Who rated: corpus.json's rater_kind (default author); a 'user'
+    Custom ratings in the conformed contract: each conversation rating (turn_index NULL) and each
+    user/assistant message's ratings -- its `rating` (aspect 'message_rating') and the ratings of
+    its `turn_annotations` element (as `csrwh export` writes them). A JSON null with no raw text
+    is no rating; ingest rejects a rating that is neither a number nor null, so raw_value holds
+    only the raw text an exported rating carries. Who rated: the rating's own rater_kind and
+    rater_id when it names them, else corpus.json's rater_kind (default author), and a 'user'
     rating is the conversation's user's.
 -#}
 
@@ -27,12 +29,10 @@ conversation_ratings as (
         cast(null as integer) as turn_index,
         conversations.rater_kind,
         conversations.source_user_id,
-        aspect_ratings.entry.key as aspect,
-        aspect_ratings.entry.value as rating
+        conversations.corpus_name,
+        rated.entry
     from conversations
-    cross join
-        unnest({{ parse_json_object_entries('conversations.ratings') }})
-        as aspect_ratings (entry)
+    cross join unnest(conversations.rating_entries) as rated (entry)
 
 ),
 
@@ -43,10 +43,24 @@ message_ratings as (
         turn_index,
         rater_kind,
         source_user_id,
-        'message_rating' as aspect,
-        rating
+        corpus_name,
+        {{ custom_rating_entry("'message_rating'", "rating") }} as entry
     from turns
     where rating is not null
+
+),
+
+annotation_ratings as (
+
+    select
+        turns.conversation_id,
+        turns.turn_index,
+        turns.rater_kind,
+        turns.source_user_id,
+        turns.corpus_name,
+        rated.entry
+    from turns
+    cross join unnest(turns.annotation_ratings) as rated (entry)
 
 ),
 
@@ -55,6 +69,8 @@ ratings as (
     select * from conversation_ratings
     union all
     select * from message_ratings
+    union all
+    select * from annotation_ratings
 
 ),
 
@@ -64,27 +80,34 @@ conformed as (
         cast(conversation_id as varchar) as conversation_id,
         cast(turn_index as integer) as turn_index,
         cast(null as varchar) as item_id,
-        cast(rater_kind as varchar) as rater_kind,
-        cast(
-            case when rater_kind = 'user' then {{ global_id('custom', 'source_user_id') }} end
-            as varchar
-        ) as rater_id,
-        cast(aspect as varchar) as aspect,
+        cast(coalesce(entry.rater_kind, rater_kind) as varchar) as rater_kind,
         cast(
             case
-                when {{ json_type_of('rating') }} in ('UBIGINT', 'BIGINT', 'HUGEINT', 'DOUBLE')
-                    then {{ json_text('rating') }}
+                when entry.rater_id is not null
+                    then {{ global_id('custom', "corpus_name || '/' || entry.rater_id") }}
+                when entry.rater_kind is null and rater_kind = 'user'
+                    then {{ global_id('custom', 'source_user_id') }}
+            end as varchar
+        ) as rater_id,
+        cast(entry.aspect as varchar) as aspect,
+        cast(
+            case
+                when {{ json_type_of('entry.rating') }} in ('UBIGINT', 'BIGINT', 'HUGEINT', 'DOUBLE')
+                    then {{ json_text('entry.rating') }}
             end as double
         ) as value,
         cast(
-            case
-                when {{ json_type_of('rating') }} not in ('UBIGINT', 'BIGINT', 'HUGEINT', 'DOUBLE')
-                    then {{ json_text('rating') }}
-            end as varchar
+            coalesce(
+                entry.raw_value,
+                case
+                    when {{ json_type_of('entry.rating') }} not in ('UBIGINT', 'BIGINT', 'HUGEINT', 'DOUBLE')
+                        then {{ json_text('entry.rating') }}
+                end
+            ) as varchar
         ) as raw_value,
-        cast(null as varchar) as comment
+        cast(entry.comment as varchar) as comment
     from ratings
-    where {{ json_type_of('rating') }} <> 'NULL'
+    where coalesce({{ json_type_of('entry.rating') }}, 'NULL') <> 'NULL' or entry.raw_value is not null
 
 )
 

@@ -30,6 +30,8 @@ turn_messages as (
         messages.message_text,
         messages.labels,
         messages.rating,
+        messages.annotation_intents,
+        messages.annotation_ratings,
         messages.message_index
     from messages
     inner join conversations
@@ -54,6 +56,8 @@ final as (
         label_source,
         labels,
         rating,
+        annotation_intents,
+        annotation_ratings,
         -- numerics
         cast(row_number() over (partition by conversation_id order by message_index) - 1 as integer)
             as turn_index,

@@ -1,0 +1,110 @@
+"""The own-corpus (custom) models fit in a small DuckDB memory limit on long real conversations.
+
+Issue 23: the 1,833 conversations of RecLLMSim ``human_exp_V2`` (../shared/corpora), written
+line for line in the own-corpus format (28 MB, ~17 KB a line), ran out of the build's 1 GiB in
+``stg_custom__conversations`` (a view that parsed each payload once per field and per message
+part, read again by every downstream model) while the same files built as the first-class
+corpus. The models now parse each payload once (into a map of its keys) in eight slices of the
+raw table (macros/in_slices.sql) and unnest in the select list. Here every custom staging and
+intermediate model's compiled SQL (from the real build's own manifest) is run, in dependency
+order, into a database holding only the ingested conversion, under the limit below with two
+threads. The SQL before the rewrite failed at 1 GiB (``stg_custom__conversations``: "Out of
+Memory Error ... (1018.4 MiB/1.0 GiB used)", measured 2026-11-25); at 128 MiB the rewrite
+passes and an unsliced parse fails (BENCHMARKS.md, "Own corpora at scale").
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from ingest import run_ingest
+
+pytestmark = pytest.mark.integration
+
+LIMIT = "128MiB"
+#: the custom models in dependency order (staging, then intermediate)
+MODELS = (
+    ("staging", "stg_custom__corpora"),
+    ("staging", "stg_custom__rating_scales"),
+    ("staging", "stg_custom__conversations"),
+    ("staging", "stg_custom__messages"),
+    ("intermediate", "int_custom__rating_scales"),
+    ("intermediate", "int_custom__conversations"),
+    ("intermediate", "int_custom__turns"),
+    ("intermediate", "int_custom__conversations_conformed"),
+    ("intermediate", "int_custom__turns_conformed"),
+    ("intermediate", "int_custom__intents_conformed"),
+    ("intermediate", "int_custom__ratings_conformed"),
+    ("intermediate", "int_custom__users_conformed"),
+)
+
+
+def convert_human_exp_v2(corpora: Path, out: Path) -> tuple[int, int]:
+    """Write ``human_exp_V2`` as one own-corpus JSONL file: (conversations, messages)."""
+    root = corpora / "recllmsim" / "human_exp_V2"
+    out.parent.mkdir(parents=True)
+    n_conversations = n_messages = 0
+    with out.open("w", encoding="utf-8") as lines:
+        for path in sorted(root.rglob("*.json")):
+            record = json.loads(path.read_text("utf-8"))
+            messages = []
+            for message in record.pop("history"):
+                converted = {"role": message.pop("role"), "text": message.pop("content")}
+                satisfaction = message.pop("satisfaction", None)
+                if satisfaction is not None:
+                    converted["rating"] = int(satisfaction)
+                messages.append(converted | message)
+            key = path.relative_to(root).as_posix()
+            line = {"id": key, "user_id": path.parts[-3], "messages": messages} | record
+            lines.write(json.dumps(line, ensure_ascii=False) + "\n")
+            n_conversations += 1
+            n_messages += len(messages)
+    return n_conversations, n_messages
+
+
+@pytest.fixture(scope="module")
+def compiled(real_warehouse: Path) -> dict[str, str]:
+    target = real_warehouse.parent.parent / "target"  # tests/conftest.py: _build_published
+    nodes = json.loads((target / "manifest.json").read_text())["nodes"]
+    return {name: nodes[f"model.csrwh.{name}"]["compiled_code"] for _, name in MODELS}
+
+
+def test_custom_models_fit_in_a_small_memory_limit_on_long_conversations(
+    real_corpora: Path, real_warehouse: Path, compiled: dict[str, str], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    n_conversations, n_messages = convert_human_exp_v2(
+        real_corpora, data / "custom" / "human_exp_v2" / "conversations.jsonl"
+    )
+    # the compiled SQL names the catalogue after the real build's file: csr
+    database = tmp_path / f"{real_warehouse.stem}.duckdb"
+    summary = run_ingest(data, database, corpora=["custom"], progress=False)
+    assert (summary.records_loaded, summary.records_rejected) == (n_conversations, 0)
+
+    config = {"memory_limit": LIMIT, "threads": "2", "temp_directory": str(tmp_path / "spill")}
+    with duckdb.connect(str(database), config=config) as con:
+        for schema, model in MODELS:
+            con.execute(f"create schema if not exists {schema}")
+            try:
+                con.execute(f"create table {schema}.{model} as ({compiled[model]})")
+            except duckdb.OutOfMemoryException as exc:
+                pytest.fail(f"{schema}.{model} needs more than {LIMIT}: {exc}".splitlines()[0])
+        rows = dict(
+            con.execute(
+                "select 'conversations', count(*) from intermediate.int_custom__conversations "
+                "union all select 'messages', count(*) from staging.stg_custom__messages "
+                "union all select 'turns', count(*) from intermediate.int_custom__turns "
+                "union all select 'message ratings', count(*) "
+                "from intermediate.int_custom__ratings_conformed"
+            ).fetchall()
+        )
+        rated = con.execute(
+            "select count(*) from staging.stg_custom__messages where rating is not null"
+        ).fetchone()[0]
+    assert rows["conversations"] == n_conversations
+    assert rows["messages"] == rows["turns"] == n_messages  # user and assistant messages only
+    assert rows["message ratings"] == rated > 0
