@@ -271,11 +271,7 @@ def run_dbt(
         name = getattr(node, "unique_id", "?")
         outcome.timings[name] = float(getattr(node_result, "execution_time", 0.0) or 0.0)
         if status in ("error", "fail", "runtime error"):
-            message = getattr(node_result, "message", "") or ""
-            if is_out_of_memory(message):
-                outcome.failures.append(out_of_memory_line("dbt", name, message))
-            else:
-                outcome.failures.append(f"{name}: {status} {message}".strip())
+            outcome.failures.append(failure_line(name, node_result))
         elif status == "warn":
             outcome.warnings.append(f"{name}: {getattr(node_result, 'message', '')}")
             metadata = getattr(node, "test_metadata", None)
@@ -284,6 +280,16 @@ def run_dbt(
                 compiled = getattr(node, "compiled_code", None) or ""
                 outcome.open_vocabulary_warnings.append((name, vocabulary, compiled))
     return outcome
+
+
+def failure_line(name: str, node_result: Any) -> str:
+    """The build's line for a failed dbt node: ``<node>: <status> <dbt's message>``, or one line
+    naming CSRWH_MEMORY_LIMIT and CSRWH_THREADS when DuckDB ran out of memory."""
+    status = str(getattr(node_result, "status", ""))
+    message = getattr(node_result, "message", "") or ""
+    if is_out_of_memory(message):
+        return out_of_memory_line("dbt", name, message)
+    return f"{name}: {status} {message}".strip()
 
 
 def release_database(database: Path) -> None:

@@ -423,3 +423,31 @@ def test_sample_is_deterministic_clean_and_passes_the_raw_suites(tmp_path):
     report = validate(database, run_id="test", suites=RAW_SUITES, data_docs_dir=None, record=False)
     assert failures(report) == {}
     assert {o.suite for o in report.outcomes} == set(RAW_SUITES)
+
+
+def test_a_conversation_with_one_role_is_named_with_its_file_and_line(tmp_path):
+    """Issue 23: replies written with role "system" are no turns; the conversation has only a
+    user side, and the warning names its file and line (not only its id and counts)."""
+    data, database = tmp_path / "data", tmp_path / "w.duckdb"
+    replies_as_system = {
+        "id": "c2",
+        "messages": [{"role": "user", "text": "hi"}, {"role": "system", "text": "hello"}],
+    }
+    write_lines(data, "alpha/a.jsonl", [line(chat("c1")), "", line(replies_as_system)])
+    assert ingest(data, database).records_rejected == 0
+    with duckdb.connect(str(database)) as con:  # the two columns the check reads of the mart
+        con.execute(
+            "create table main.conversations as select * from (values "
+            "('custom', 'custom:alpha/c1', 'alpha/a.jsonl', 0, 2, 1, 1), "
+            "('custom', 'custom:alpha/c2', 'alpha/a.jsonl', 1, 1, 1, 0)) as t(corpus, "
+            "conversation_id, source_path, source_record_index, n_turns, n_user_turns, "
+            "n_system_turns)"
+        )
+    report = validate(
+        database, run_id="t", suites=["conversations"], data_docs_dir=None, record=False
+    )
+    (outcome,) = [o for o in report.outcomes if o.expectation == "conversations_with_one_role_only"]
+    assert (outcome.severity, outcome.success) == ("warning", False)
+    assert [
+        (r["conversation_id"], r["source_path"], r["source_record"]) for r in outcome.offending_rows
+    ] == [("custom:alpha/c2", "alpha/a.jsonl", "line 3")]
