@@ -28,10 +28,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import numpy as np
+import pyarrow as pa
 
 from csrwh.errors import CsrwhError, out_of_memory_line
 from ingest import readers
-from ingest.discover import SourceFile, discover, display, hash_files
+from ingest.discover import SourceFile, discover, display, file_sha256, hash_files
+from ingest.readers import lines as line_reader
 from ingest.readers.checks import apply_check, refine_error
 from ingest.readers.stage import ReadContext
 from ingest.schema import ensure_schema
@@ -326,20 +329,23 @@ class Ingestor:
             self._current_file = f"{corpus.folder}/{first.rel}{more}"
             if on_file:
                 on_file(self._current_file)
-            with self._t("read"):
-                datas = [f.path.read_bytes() for f in unit]
-                for f, data in zip(unit, datas):
-                    f.sha256 = hashlib.sha256(data).hexdigest()  # of the bytes actually landed
-                    f.size = len(data)
-            with self._t("parse+classify"):
-                stage = readers.read_unit(ctx, unit, datas)
-                if spec.check is not None and not first.name_error:
-                    state = self._check_states.setdefault(corpus.name, {})
-                    stage = apply_check(stage, spec.check, state)
-            del datas
-            with self._t("insert"):
-                counts, rejected = self._insert_stage(stage, corpus, spec, now)
-                del stage
+            if self._in_blocks(unit):
+                counts, rejected = self._load_in_blocks(ctx, first, now)
+            else:
+                with self._t("read"):
+                    datas = [f.path.read_bytes() for f in unit]
+                    for f, data in zip(unit, datas):
+                        f.sha256 = hashlib.sha256(data).hexdigest()  # of the bytes actually landed
+                        f.size = len(data)
+                with self._t("parse+classify"):
+                    stage = readers.read_unit(ctx, unit, datas)
+                    if spec.check is not None and not first.name_error:
+                        state = self._check_states.setdefault(corpus.name, {})
+                        stage = apply_check(stage, spec.check, state)
+                del datas
+                with self._t("insert"):
+                    counts, rejected = self._insert_stage(stage, corpus, spec, now)
+                    del stage
             for p, rec_index, line, error, raw, sha, at_eof in rejected:
                 raw = bytes(raw) if raw is not None else None
                 reject_rows.append(
@@ -387,6 +393,58 @@ class Ingestor:
         with self._t("bookkeeping"):
             insert_rows(self.con, "rejected_records", reject_rows)
             insert_rows(self.con, "ingest_files", manifest_rows)
+
+    @staticmethod
+    def _in_blocks(unit: list[SourceFile]) -> bool:
+        """A JSONL or qrels file larger than a block lands a block of lines at a time."""
+        (f, *more) = unit
+        return (
+            not more
+            and not f.name_error
+            and f.spec.format in (Format.JSONL, Format.QRELS)
+            and f.size > line_reader.BLOCK_BYTES
+        )
+
+    def _load_in_blocks(self, ctx: ReadContext, f: SourceFile, now: datetime):
+        """Land one line file a block of whole lines at a time (memory bounded by the block, not
+        the file): the same rows, record_index and rejects as reading it whole. The file's
+        sha256 and size are of the bytes landed; a file that changed since discovery is an
+        error (its rows so far are rolled back with the rest of the run)."""
+        corpus, spec = f.corpus, f.spec
+        if f.sha256 is None:  # every staged row names the file's sha256: hash it first
+            with self._t("read"):
+                f.sha256 = file_sha256(f.path)
+        counts: dict[str, tuple[int, int]] = {}
+        rejected: list = []
+        digest, size, n_rows = hashlib.sha256(), 0, 0
+        for block in line_reader.line_blocks(f.path):
+            with self._t("read"):
+                digest.update(block.data)
+                size += len(block.data)
+            with self._t("parse+classify"):
+                stage = line_reader.read_lines(ctx, f, block.data, block)
+                index = pa.array(np.arange(n_rows, n_rows + stage.num_rows, dtype=np.int64))
+                stage = stage.set_column(
+                    stage.schema.get_field_index("record_index"), "record_index", index
+                )
+                n_rows += stage.num_rows
+                if spec.check is not None:
+                    state = self._check_states.setdefault(corpus.name, {})
+                    stage = apply_check(stage, spec.check, state)
+            with self._t("insert"):
+                block_counts, block_rejected = self._insert_stage(stage, corpus, spec, now)
+                del stage
+            for rel, (ok, bad) in block_counts.items():
+                was_ok, was_bad = counts.get(rel, (0, 0))
+                counts[rel] = (was_ok + ok, was_bad + bad)
+            rejected.extend(block_rejected)
+        if digest.hexdigest() != f.sha256 or size != f.size:
+            raise CsrwhError(
+                f"{corpus.folder}/{f.rel} changed while it was being landed "
+                f"({f.size} -> {size} bytes); nothing was changed (rolled back)",
+                hint="run the build again once the file is complete",
+            )
+        return counts, rejected
 
     def _insert_stage(self, stage, corpus: CorpusSpec, spec: FileSpec, now: datetime):
         """Insert the staged good records; per-file counts and the rejects (see write.py)."""
