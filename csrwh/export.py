@@ -787,9 +787,13 @@ def dataset_card(
         "## Citation",
         "",
     ]
-    cited = [c for c in by_corpus if citations.get(c)]
-    if cited:
-        lines += ["```bibtex", "\n\n".join(b for c in cited for b in citations[c]), "```", ""]
+    given = [(c, text) for c in by_corpus for text in citations.get(c, [])]
+    bibtex = [text for _, text in given if text.startswith("@")]
+    if bibtex:
+        lines += ["```bibtex", "\n\n".join(bibtex), "```", ""]
+    lines += [f"- {c}: {_cell(text)}" for c, text in given if not text.startswith("@")]
+    if len(bibtex) < len(given):  # your own corpora's corpus.json may give plain text
+        lines.append("")
     uncited = [c for c in by_corpus if not citations.get(c)]
     if uncited:
         lines += [

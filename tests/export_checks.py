@@ -76,8 +76,11 @@ def check_card_front_matter(out: Path) -> Any:
     data = DatasetCard.load(out / "README.md").data
     licences = data.license if isinstance(data.license, list) else [data.license]
     if "other" in licences:
-        assert data.license_name and re.fullmatch(r"[a-z0-9-.]+", data.license_name)
-        assert (out / data.license_link).is_file(), data.license_link
+        name, link = data.get("license_name"), data.get("license_link")
+        assert name and re.fullmatch(r"[a-z0-9-.]+", name), (
+            f"license other without license_name: {name}"
+        )
+        assert link and (out / link).is_file(), f"license other without a license_link file: {link}"
     else:
         assert data.get("license_name") is None
     assert data.task_categories and data.language and data.size_categories and data.pretty_name
@@ -221,3 +224,47 @@ def check_jsonl_readers(path: Path, warehouse: Path, cache: Path) -> None:
     for cid, record in expected.items():
         assert by_id[cid]["user_satisfaction"] == record["user_satisfaction"]
         assert by_id[cid]["ratings"] == record["ratings"]
+
+
+def check_readme_export_example(warehouse: Path, tmp_path: Path) -> None:
+    """The README's "Export for other tools" commands and Python block, run as written on
+    ``warehouse`` (for the README's demo warehouse), then each card's snippet from where the
+    export ran."""
+    hf_datasets()  # the example exports --format hf and reads with datasets
+    from csrwh.config import PROJECT_ROOT
+
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Export for other tools\n", 1)[1].split("\n## ", 1)[0]
+    env = {**os.environ, "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "HF_HOME": str(tmp_path / "hf_home")}  # fmt: skip
+    bash = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    bash = bash.replace("warehouse/demo.duckdb", str(warehouse))
+    bash = bash.replace(".venv/bin/csrwh", f"{sys.executable} -m csrwh.cli")
+    result = subprocess.run(["bash", "-c", "set -euo pipefail\n" + bash], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, check=False)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    records = (
+        (tmp_path / "exports/arena/conversations.jsonl").read_text(encoding="utf-8").splitlines()
+    )
+    assert records and {json.loads(r)["corpus"] for r in records} == {"crsarena"}
+    python = section.split("```python\n", 1)[1].split("```", 1)[0]
+    code = python + (
+        "\nprint(sum(d.num_rows for d in splits.values()), turns.num_rows, hf_turns.num_rows,"
+        " sum(d.num_rows for d in hf_splits.values()), arena.num_rows)"
+        "\nprint(sorted(splits), sorted(hf_splits), sorted(set(arena['corpus'])))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, check=False)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    ((n,),) = sql(warehouse, "select count(*) from conversations")
+    ((n_turns,),) = sql(warehouse, "select count(*) from turns")
+    ((n_arena,),) = sql(warehouse, "select count(*) from conversations where corpus = 'crsarena'")
+    counts, names = result.stdout.strip().splitlines()
+    assert counts.split() == [str(n), str(n_turns), str(n_turns), str(n), str(n_arena)]
+    splits = "['test', 'train', 'validation']"
+    assert names == f"{splits} {splits} ['crsarena']"
+    # each card's own snippet, run as written from where the export ran
+    ((arena_turns,),) = sql(warehouse, "select count(*) from turns where corpus = 'crsarena'")
+    for folder, turns in (("all", n_turns), ("arena", arena_turns), ("hf", n_turns)):
+        got = run_card_snippet(tmp_path / "exports" / folder, tmp_path / folder, cwd=tmp_path)
+        assert got["mart"] == turns, folder

@@ -23,6 +23,7 @@ from export_checks import (
     check_card_front_matter,
     check_every_config_loads,
     check_jsonl_readers,
+    check_readme_export_example,
     run_card_snippet,
     sql,
 )
@@ -101,3 +102,9 @@ def test_card_front_matter_citations_subsets_and_size(
     assert not any(digest in body for _, digest in ingested)
     text = (out / "README.md").read_text(encoding="utf-8")
     assert len(text.splitlines()) < len(ingested)  # thousands of sha256 lines: in the csv
+
+
+def test_readme_export_example_works_on_the_real_corpora(
+    real_warehouse: Path, tmp_path: Path
+) -> None:
+    check_readme_export_example(real_warehouse, tmp_path)

@@ -26,6 +26,7 @@ from export_checks import (
     check_card_front_matter,
     check_every_config_loads,
     check_jsonl_readers,
+    check_readme_export_example,
     hf_datasets,
     run_card_snippet,
     sql,
@@ -539,43 +540,4 @@ def test_trec_dir_follows_the_rules_of_out(sample_warehouse: Path, tmp_path: Pat
 
 
 def test_readme_export_example_works_on_the_sample(sample_warehouse: Path, tmp_path: Path) -> None:
-    hf_datasets()  # the example exports --format hf and reads with datasets
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Export for other tools\n", 1)[1].split("\n## ", 1)[0]
-    env = {**os.environ, "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "HF_HOME": str(tmp_path / "hf_home")}  # fmt: skip
-    bash = section.split("```bash\n", 1)[1].split("```", 1)[0]
-    bash = bash.replace("warehouse/demo.duckdb", str(sample_warehouse))
-    bash = bash.replace(".venv/bin/csrwh", f"{sys.executable} -m csrwh.cli")
-    result = subprocess.run(["bash", "-c", "set -euo pipefail\n" + bash], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, check=False)  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    records = (
-        (tmp_path / "exports/arena/conversations.jsonl").read_text(encoding="utf-8").splitlines()
-    )
-    assert records and {json.loads(r)["corpus"] for r in records} == {"crsarena"}
-    python = section.split("```python\n", 1)[1].split("```", 1)[0]
-    code = python + (
-        "\nprint(sum(d.num_rows for d in splits.values()), turns.num_rows, hf_turns.num_rows,"
-        " sum(d.num_rows for d in hf_splits.values()), arena.num_rows)"
-        "\nprint(sorted(splits), sorted(hf_splits), sorted(set(arena['corpus'])))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, check=False)  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    ((n,),) = sql(sample_warehouse, "select count(*) from conversations")
-    ((n_turns,),) = sql(sample_warehouse, "select count(*) from turns")
-    ((n_arena,),) = sql(
-        sample_warehouse, "select count(*) from conversations where corpus = 'crsarena'"
-    )
-    counts, names = result.stdout.strip().splitlines()
-    assert counts.split() == [str(n), str(n_turns), str(n_turns), str(n), str(n_arena)]
-    splits = "['test', 'train', 'validation']"
-    assert names == f"{splits} {splits} ['crsarena']"
-    # each card's own snippet, run as written from where the export ran
-    ((arena_turns,),) = sql(
-        sample_warehouse, "select count(*) from turns where corpus = 'crsarena'"
-    )
-    for folder, turns in (("all", n_turns), ("arena", arena_turns), ("hf", n_turns)):
-        got = run_card_snippet(tmp_path / "exports" / folder, tmp_path / folder, cwd=tmp_path)
-        assert got["mart"] == turns, folder
+    check_readme_export_example(sample_warehouse, tmp_path)
