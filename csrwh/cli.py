@@ -362,7 +362,10 @@ def export(
         False, "--trec", help="Also write CoSRec's qrels and topics as TREC files to <out>/trec."
     ),
     trec_dir: Path | None = typer.Option(
-        None, "--trec-dir", help="Write the TREC files here instead (implies --trec)."
+        None,
+        "--trec-dir",
+        help="Write the TREC files here instead (implies --trec): a new or empty folder, or an "
+        "earlier export's, as --out.",
     ),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,

@@ -1,31 +1,41 @@
-"""Run the README's query cookbook (docs/cookbook.sql) against a warehouse and print the
-answers as Markdown; `--update-readme` rewrites the README section between the markers.
+"""Render every figure the README states about the real corpora from a warehouse: the query
+cookbook (docs/cookbook.sql, its answers as Markdown between the cookbook markers) and the
+figures in the text (docs/readme_figures.sql; in README.md each is written
+``<!--fig:NAME-->value<!--/fig-->``). ``--update-readme`` rewrites both in README.md;
+``--check`` prints every figure the README states differently and exits 1.
 
-    .venv/bin/python scripts/cookbook.py --warehouse warehouse/csr.duckdb [--update-readme]
+    .venv/bin/python scripts/cookbook.py --warehouse warehouse/csr.duckdb [--update-readme | --check]
+
+tests/integration/test_readme_figures_real.py runs the check on a build of ../shared/corpora.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import re
+import sys
 from pathlib import Path
 
 import duckdb
 
 ROOT = Path(__file__).resolve().parents[1]
 COOKBOOK = ROOT / "docs" / "cookbook.sql"
+FIGURES = ROOT / "docs" / "readme_figures.sql"
+README = ROOT / "README.md"
 BEGIN, END = "<!-- cookbook:begin -->", "<!-- cookbook:end -->"
+FIGURE = re.compile(r"<!--fig:([a-z0-9_]+)-->(.*?)<!--/fig-->")
 
 
-def load_queries(path: Path = COOKBOOK) -> list[tuple[str, str]]:
-    """(title, sql) pairs: each query starts with a `-- name: <title>` line."""
-    parts = re.split(r"^-- name: (.+)$", path.read_text("utf-8"), flags=re.MULTILINE)
+def load_queries(path: Path = COOKBOOK, marker: str = "name") -> list[tuple[str, str]]:
+    """(title, sql) pairs: each query starts with a `-- <marker>: <title>` line."""
+    parts = re.split(rf"^-- {marker}: (.+)$", path.read_text("utf-8"), flags=re.MULTILINE)
     return [(parts[i].strip(), parts[i + 1].strip().rstrip(";")) for i in range(1, len(parts), 2)]
 
 
 def to_markdown(columns: list[str], rows: list[tuple]) -> str:
-    def cell(value) -> str:
-        return "" if value is None else str(value)
+    def cell(value) -> str:  # one line, a pipe escaped (agreement subjects hold `|`)
+        return "" if value is None else " ".join(str(value).split()).replace("|", "\\|")
 
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
@@ -33,6 +43,7 @@ def to_markdown(columns: list[str], rows: list[tuple]) -> str:
 
 
 def render(warehouse: Path) -> str:
+    """The cookbook section: every query with its answer."""
     out = []
     with duckdb.connect(str(warehouse), read_only=True) as con:
         for title, sql in load_queries():
@@ -43,19 +54,114 @@ def render(warehouse: Path) -> str:
     return "\n".join(out)
 
 
+def figure_text(value) -> str:
+    """An integer with thousands separators (4,101); anything else as text."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+FLAGGED = re.compile(r"\{flagged:([\w.]+):(\w+)\}")
+
+
+@functools.cache
+def _flagging() -> dict[tuple[str, str], tuple[str, str]]:
+    """(suite, expectation) -> (the query of the rows it flags, its severity), for every
+    unexpected_rows_expectation of expectations/ as the gate reads them
+    (csrwh.validation.suites)."""
+    from csrwh.validation.suites import load_suites
+
+    return {
+        (suite.name, spec.name): (
+            spec.kwargs["unexpected_rows_query"].replace("{batch}", suite.table),
+            spec.severity,
+        )
+        for suite in load_suites()
+        for spec in suite.expectations
+        if spec.type == "unexpected_rows_expectation"
+    }
+
+
+def flagged_sql(suite: str, expectation: str) -> str:
+    """The rows ``expectation`` of ``suite`` flags, as a parenthesised query."""
+    if (suite, expectation) not in _flagging():
+        raise SystemExit(f"{FIGURES}: no unexpected_rows_expectation {suite}:{expectation}")
+    return f"({_flagging()[suite, expectation][0].strip().rstrip(';')})"
+
+
+def flagged_warnings(warehouse: Path) -> set[tuple[str, str]]:
+    """(suite, expectation) of every warning that flags rows in ``warehouse``: the warnings its
+    gate reports."""
+    out = set()
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        for (suite, name), (_, severity) in _flagging().items():
+            if severity == "warning":
+                sql = f"select count(*) from {flagged_sql(suite, name)}"
+                if con.execute(sql).fetchone()[0]:
+                    out.add((suite, name))
+    return out
+
+
+def render_figures(warehouse: Path) -> dict[str, str]:
+    """name -> the figure's text, from docs/readme_figures.sql (one value per query)."""
+    out = {}
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        for name, sql in load_queries(FIGURES, marker="figure"):
+            sql = FLAGGED.sub(lambda m: flagged_sql(m[1], m[2]), sql)
+            rows = con.execute(sql).fetchall()
+            if len(rows) != 1 or len(rows[0]) != 1:
+                raise SystemExit(f"{FIGURES}: figure {name} gives {len(rows)} rows, not one value")
+            out[name] = figure_text(rows[0][0])
+    return out
+
+
+def updated(readme: str, cookbook: str, figures: dict[str, str]) -> str:
+    """``readme`` with the cookbook section and every marked figure rendered."""
+    used = {name for name, _ in FIGURE.findall(readme)}
+    unknown = sorted(used - set(figures))
+    if unknown:
+        raise SystemExit(f"README.md names figures {FIGURES.name} does not define: {unknown}")
+    start, stop = readme.index(BEGIN) + len(BEGIN), readme.index(END)
+    text = readme[:start] + "\n" + cookbook + readme[stop:]
+    return FIGURE.sub(lambda m: f"<!--fig:{m[1]}-->{figures[m[1]]}<!--/fig-->", text)
+
+
+def differences(readme: str, warehouse: Path) -> list[str]:
+    """What the README states differently from the warehouse: one line per figure, and the
+    cookbook section as a whole."""
+    cookbook, figures = render(warehouse), render_figures(warehouse)
+    out = [
+        f"figure {name}: README says {stated!r}, the warehouse {figures.get(name)!r}"
+        for name, stated in FIGURE.findall(readme)
+        if figures.get(name) != stated
+    ]
+    start, stop = readme.index(BEGIN) + len(BEGIN), readme.index(END)
+    if readme[start:stop] != "\n" + cookbook:
+        out.append("the query cookbook's answers differ (scripts/cookbook.py --update-readme)")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warehouse", type=Path, required=True)
-    parser.add_argument("--update-readme", action="store_true")
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--update-readme", action="store_true")
+    action.add_argument("--check", action="store_true")
     args = parser.parse_args()
-    text = render(args.warehouse)
+    readme = README.read_text("utf-8")
+    if args.check:
+        found = differences(readme, args.warehouse)
+        print("\n".join(found) or "README.md agrees with the warehouse")
+        sys.exit(1 if found else 0)
+    cookbook = render(args.warehouse)
     if not args.update_readme:
-        print(text)
+        print(cookbook)
+        for name, text in render_figures(args.warehouse).items():
+            print(f"{name}: {text}")
         return
-    readme = ROOT / "README.md"
-    content = readme.read_text("utf-8")
-    start, stop = content.index(BEGIN) + len(BEGIN), content.index(END)
-    readme.write_text(content[:start] + "\n" + text + content[stop:], "utf-8")
+    README.write_text(updated(readme, cookbook, render_figures(args.warehouse)), "utf-8")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,19 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import yaml
+from export_checks import (
+    assert_default_config_has_the_splits,
+    card_parts,
+    check_card_citations_and_subsets,
+    check_card_front_matter,
+    check_every_config_loads,
+    check_jsonl_readers,
+    check_readme_export_example,
+    hf_datasets,
+    run_card_snippet,
+    sql,
+    table_rows,
+)
 
 import csrwh
 from csrwh import api
@@ -30,13 +42,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here may reach the netwo
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 
-def hf_datasets():
-    """The Hugging Face `datasets` package (the `hf` extra); tests that read with it skip without it."""
-    return pytest.importorskip("datasets")
-
-
 FORMATS = ("parquet", "jsonl", "hf")
-DATA_SUFFIXES = (".parquet", ".jsonl", ".arrow", ".txt", ".tsv")
+DATA_SUFFIXES = (".parquet", ".jsonl", ".arrow", ".txt", ".tsv", ".csv")
 
 
 def run_cli(*args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -53,11 +60,6 @@ def assert_one_error(result: subprocess.CompletedProcess[str], code: int, *needl
     assert len([line for line in result.stderr.splitlines() if line.startswith("error:")]) == 1
     for needle in needles:
         assert needle in result.stderr, (needle, result.stderr)
-
-
-def sql(warehouse: Path, query: str, params: list | None = None) -> list[tuple]:
-    with duckdb.connect(str(warehouse), read_only=True) as con:
-        return con.execute(query, params or []).fetchall()
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +90,7 @@ def test_load_dataset_reads_the_parquet_export(
     datasets = hf_datasets()
     out = exports["parquet"]
     ds = datasets.load_dataset(
-        "parquet", data_files=str(out / "conversations.parquet"), cache_dir=str(tmp_path)
+        "parquet", data_files=str(out / "conversations" / "*.parquet"), cache_dir=str(tmp_path)
     )["train"]
     ((n,),) = sql(sample_warehouse, "select count(*) from conversations")
     assert ds.num_rows == n
@@ -104,9 +106,9 @@ def test_load_dataset_reads_the_parquet_export(
         assert [(m["role"], m["content"]) for m in row["messages"]] == turns.get(
             row["conversation_id"], []
         )
-    # the card's configs: the default is the records, every mart is one more config
-    default = datasets.load_dataset(str(out), cache_dir=str(tmp_path))["train"]
-    assert default.num_rows == n
+    # the card's configs: the default is the records by the splits they carry, every mart
+    # with rows is one more config
+    assert_default_config_has_the_splits(out, sample_warehouse, tmp_path)
     mart = datasets.load_dataset(str(out), "mart_turns", cache_dir=str(tmp_path))["train"]
     assert mart.num_rows == sql(sample_warehouse, "select count(*) from turns")[0][0]
 
@@ -118,10 +120,35 @@ def test_jsonl_round_trips_to_the_records_of_load(
     path = exports["jsonl"] / "conversations.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]
-    assert records == csrwh.load(warehouse=sample_warehouse, format="arrow").to_pylist()
+    loaded = csrwh.load(warehouse=sample_warehouse, format="arrow").to_pylist()
+    by_id = {r["conversation_id"]: r for r in loaded}
+    assert len(records) == len(by_id) == len(loaded)
+    for record in records:  # each record as load gives it: the same keys in the same order
+        assert list(record) == list(by_id[record["conversation_id"]])
+        assert record == by_id[record["conversation_id"]]
     ds = datasets.load_dataset("json", data_files=str(path), cache_dir=str(tmp_path))["train"]
     assert ds.num_rows == len(records)
     assert ds[0]["messages"] == records[0]["messages"]
+    check_jsonl_readers(path, sample_warehouse, tmp_path / "readers")
+
+
+def test_jsonl_starts_with_a_record_typing_each_field() -> None:
+    """The witnesses: the first record giving a path a value comes first, the rest keep their
+    order; a reader of the first rows sees every field's type."""
+    from csrwh.export import _typed_paths, _witnesses
+
+    rows = [
+        {"a": None, "b": [], "c": [{"x": None}]},
+        {"a": None, "b": [], "c": [{"x": None}]},
+        {"a": 1.5, "b": [], "c": []},
+        {"a": None, "b": [{"y": "s"}], "c": [{"x": "t"}]},
+        {"a": 2.5, "b": [{"y": "u"}], "c": [{"x": "v"}]},
+    ]
+    table = pa.Table.from_pylist(rows)
+    assert _witnesses(table) == [0, 2, 3]
+    first = _typed_paths(rows[0]) | _typed_paths(rows[2]) | _typed_paths(rows[3])
+    assert first == set().union(*(_typed_paths(r) for r in rows))
+    assert ".a" in first and ".b[].y" in first and ".c[].x" in first
 
 
 def test_hf_export_is_a_dataset_dict_by_split(
@@ -143,25 +170,6 @@ def test_hf_export_is_a_dataset_dict_by_split(
 # ---------------------------------------------------------------------------------------------
 
 
-def card_parts(folder: Path) -> tuple[dict, str]:
-    text = (folder / "README.md").read_text(encoding="utf-8")
-    assert text.startswith("---\n")
-    _, front, body = text.split("---\n", 2)
-    return yaml.safe_load(front), body
-
-
-def table_rows(body: str, header: str) -> list[list[str]]:
-    """The cells of the markdown table under the header row ``header``."""
-    lines = body.splitlines()
-    start = lines.index(header) + 2
-    rows = []
-    for line in lines[start:]:
-        if not line.startswith("|"):
-            break
-        rows.append([c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]])
-    return rows
-
-
 def count_rows(path: Path) -> int:
     """Rows of a data file, counted without the exporter's code."""
     if path.suffix == ".parquet":
@@ -169,7 +177,9 @@ def count_rows(path: Path) -> int:
     if path.suffix == ".arrow":
         with pa.memory_map(str(path)) as source:
             return pa.ipc.open_stream(source).read_all().num_rows
-    with open(path, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8", newline="") as fh:
+        if path.suffix == ".csv":
+            return sum(1 for _ in csv.DictReader(fh))  # records, not the header
         return sum(1 for _ in fh)
 
 
@@ -244,11 +254,23 @@ def test_card_lists_every_file_with_its_row_count_and_every_licence(
             assert licence in listed[corpus][2]
             assert hf_id(licence) in hf_ids
         assert listed[corpus][4], f"{corpus} has no citation line"
-    # provenance: the build id and the sha256 of every input file
+    # provenance: the build id in the card, the sha256 of every input file in the manifest
+    # file it links (not in the card: thousands of lines on the real corpora)
     ((build_id,),) = sql(sample_warehouse, "select build_id from build_info")
     assert build_id in body
+    assert "](input_files.csv)" in body
+    with open(out / "input_files.csv", encoding="utf-8", newline="") as fh:
+        listed_files = list(csv.DictReader(fh))
+    assert {
+        (r["corpus"], r["source_path"], r["sha256"], int(r["records"])) for r in listed_files
+    } == set(
+        sql(
+            sample_warehouse,
+            "select corpus, source_path, file_sha256, n_records from raw.ingest_files",
+        )
+    )
     for (digest,) in sql(sample_warehouse, "select file_sha256 from raw.ingest_files"):
-        assert digest in body
+        assert digest not in body
     # every column of the records is described
     described = {
         row[0].strip("`"): row[2] for row in table_rows(body, "| column | type | description |")
@@ -257,6 +279,67 @@ def test_card_lists_every_file_with_its_row_count_and_every_licence(
     assert set(columns) <= set(described)
     assert all(described[c] for c in columns)
     assert set(CONVERSATION_COLUMNS) == set(columns)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_card_front_matter_parses_with_huggingface_hub(
+    fmt: str, exports: dict[str, Path], sample_warehouse: Path
+) -> None:
+    if fmt not in exports:
+        hf_datasets()
+    data = check_card_front_matter(exports[fmt])
+    assert "other" in data.license  # the sample's CoSRec, CRSArena, ConvSearch: 'see upstream'
+    check_card_citations_and_subsets(exports[fmt], sample_warehouse)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_card_snippet_runs_as_written(
+    fmt: str, exports: dict[str, Path], sample_warehouse: Path, tmp_path: Path
+) -> None:
+    hf_datasets()
+    got = run_card_snippet(exports[fmt], tmp_path)
+    ((n,),) = sql(sample_warehouse, "select count(*) from conversations")
+    ((n_turns,),) = sql(sample_warehouse, "select count(*) from turns")
+    assert got["mart"] == n_turns
+    if fmt == "jsonl":
+        assert got["records"] == got["frame"] == n
+    else:
+        assert sum(got["splits"].values()) == n and set(got["splits"]) == set(api.SPLIT_RATIOS)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_config_of_the_card_loads(
+    fmt: str, exports: dict[str, Path], sample_warehouse: Path, tmp_path: Path
+) -> None:
+    """`load_dataset(<export>, <config>)` for every config the card declares: datasets reads
+    every config of a folder with one builder (the default config's), so the hf export's
+    marts are Arrow files and the jsonl export declares no Parquet mart as a config."""
+    hf_datasets()
+    out = exports[fmt]
+    if fmt != "jsonl":
+        assert_default_config_has_the_splits(out, sample_warehouse, tmp_path)
+    names = check_every_config_loads(out, sample_warehouse, tmp_path)
+    assert ("mart_turns" in names) is (fmt != "jsonl")
+
+
+def test_empty_marts_get_no_config_and_are_listed(sample_warehouse: Path, tmp_path: Path) -> None:
+    """A mart without rows fails to load as a config ("corresponds to no data"): it is
+    listed as empty, and every config of the card loads."""
+    datasets = hf_datasets()
+    warehouse = tmp_path / "w.duckdb"
+    warehouse.write_bytes(sample_warehouse.read_bytes())
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute("delete from main.serp_views")
+    out = tmp_path / "out"
+    result = run_cli("export", "--warehouse", str(warehouse), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    meta, body = card_parts(out)
+    names = [c["config_name"] for c in meta["configs"]]
+    assert "mart_serp_views" not in names and "mart_turns" in names
+    assert re.search(r"Empty marts [^\n]*`serp_views`", body)
+    assert pq.ParquetFile(out / "marts" / "serp_views.parquet").metadata.num_rows == 0
+    for name in names:
+        assert datasets.load_dataset(str(out), name, cache_dir=str(tmp_path / "cache"))
 
 
 def test_trec_files_hold_the_judgments_and_evaluate_back(
@@ -309,7 +392,9 @@ def test_corpus_filter_keeps_only_those_corpora(sample_warehouse: Path, tmp_path
     result = run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(out),
                      "--corpus", "crsarena", "--corpus", "recoreact")  # fmt: skip
     assert result.returncode == 0, result.stderr
-    records = pq.read_table(out / "conversations.parquet")
+    records = pa.concat_tables(
+        pq.read_table(p) for p in sorted((out / "conversations").glob("*.parquet"))
+    )
     assert set(records["corpus"].to_pylist()) == wanted
     ((n,),) = sql(
         sample_warehouse,
@@ -401,7 +486,7 @@ def test_export_folder_is_refused_unless_empty_or_an_earlier_export(
         if p.is_file() and p.name != ".csrwh-export.json"
     )
     assert present == manifest["files"]
-    assert not (fresh / "conversations.parquet").exists() and not (fresh / "trec").exists()
+    assert not (fresh / "conversations").exists() and not (fresh / "trec").exists()
     assert not (fresh / "marts" / "relevance_judgments.parquet").exists()
 
     (fresh / ".csrwh-export.json").write_text("{not json", encoding="utf-8")
@@ -409,28 +494,50 @@ def test_export_folder_is_refused_unless_empty_or_an_earlier_export(
     assert_one_error(broken, 1, f"{fresh / '.csrwh-export.json'}: not a csrwh export manifest")
 
 
-def test_readme_export_example_works_on_the_sample(sample_warehouse: Path, tmp_path: Path) -> None:
-    hf_datasets()  # the example exports --format hf and reads with datasets
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Export for other tools\n", 1)[1].split("\n## ", 1)[0]
-    env = {**os.environ, "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "HF_HOME": str(tmp_path / "hf_home")}  # fmt: skip
-    bash = section.split("```bash\n", 1)[1].split("```", 1)[0]
-    bash = bash.replace("warehouse/demo.duckdb", str(sample_warehouse))
-    bash = bash.replace(".venv/bin/csrwh", f"{sys.executable} -m csrwh.cli")
-    result = subprocess.run(["bash", "-c", "set -euo pipefail\n" + bash], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, check=False)  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    records = (
-        (tmp_path / "exports/arena/conversations.jsonl").read_text(encoding="utf-8").splitlines()
+def test_trec_dir_follows_the_rules_of_out(sample_warehouse: Path, tmp_path: Path) -> None:
+    """--trec-dir is new, empty or an earlier export, like --out: a user's folder, the
+    warehouse's folder and / are refused in one line before anything is written."""
+    warehouse = tmp_path / "wh" / "w.duckdb"
+    warehouse.parent.mkdir()
+    warehouse.write_bytes(sample_warehouse.read_bytes())
+    out = tmp_path / "out"
+
+    def export_trec(trec_dir: Path) -> subprocess.CompletedProcess[str]:
+        return run_cli("export", "--warehouse", str(warehouse), "--out", str(out),
+                       "--corpus", "cosrec", "--trec-dir", str(trec_dir))  # fmt: skip
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "topics.tsv").write_text("my topics\n", encoding="utf-8")
+    assert_one_error(export_trec(mine), 1, f"TREC folder {mine} is not empty", "--trec-dir")
+    assert (mine / "topics.tsv").read_text(encoding="utf-8") == "my topics\n"
+    assert sorted(p.name for p in mine.iterdir()) == ["topics.tsv"]
+    assert not out.exists()  # refused before anything is written
+
+    assert_one_error(export_trec(warehouse.parent), 1, "is the warehouse's folder")
+    assert sorted(p.name for p in warehouse.parent.iterdir()) == ["w.duckdb"]
+
+    trec = tmp_path / "trec"
+    trec.mkdir()  # empty: taken
+    first = export_trec(trec)
+    assert first.returncode == 0, first.stderr
+    manifest = json.loads((trec / ".csrwh-export.json").read_text(encoding="utf-8"))
+    assert manifest["files"] == sorted(
+        ["qrels.all.txt", "qrels.recommendation.txt", "qrels.search.txt", "topics.tsv"]
     )
-    assert records and {json.loads(r)["corpus"] for r in records} == {"crsarena"}
-    python = section.split("```python\n", 1)[1].split("```", 1)[0]
-    code = python + "\nprint(ds.num_rows, turns.num_rows, sorted(splits))\n"
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, check=False)  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    ((n,),) = sql(sample_warehouse, "select count(*) from conversations")
-    ((n_turns,),) = sql(sample_warehouse, "select count(*) from turns")
-    assert result.stdout.split()[:2] == [str(n), str(n_turns)]
-    assert "['test', 'train', 'validation']" in result.stdout
+    again = export_trec(trec)  # an earlier export: replaced
+    assert again.returncode == 0, again.stderr
+    assert sorted(p.name for p in trec.iterdir()) == [".csrwh-export.json", *manifest["files"]]
+    inner = run_cli("export", "--warehouse", str(warehouse), "--out", str(tmp_path / "t" / "o"),
+                    "--corpus", "cosrec", "--trec-dir", str(tmp_path / "t"))  # fmt: skip
+    assert_one_error(inner, 1, "lies inside --trec-dir")
+    assert not (tmp_path / "t").exists()
+
+    existed = {p.name for p in Path("/").iterdir()}
+    root = export_trec(Path("/"))  # last: old code wrote four files there
+    assert_one_error(root, 1, "TREC folder / is the root folder")
+    assert {p.name for p in Path("/").iterdir()} == existed
+
+
+def test_readme_export_example_works_on_the_sample(sample_warehouse: Path, tmp_path: Path) -> None:
+    check_readme_export_example(sample_warehouse, tmp_path)
