@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from csrwh.report.notebook import (
     connect,
+    folded,
     interval_errors,
     is_count_column,
     margins,
@@ -101,6 +102,7 @@ __all__ = [
     "check_render",
     "connect",
     "find_chromium",
+    "folded",
     "input_files",
     "inputs_digest",
     "interval_errors",

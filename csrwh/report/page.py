@@ -112,6 +112,14 @@ table.report { border-collapse: collapse; margin: 8px 0 16px; font-size: 12.5px;
 table.report th, table.report td { border: 1px solid var(--line); padding: 3px 8px; }
 table.report th { background: var(--head); text-align: left; font-weight: 600; }
 table.report td.figure { min-width: 300px; }
+/* section 2: room for the words, not one word per line (explanations were ~190 px a row) */
+table.report.comparison td.figure { min-width: 220px; }
+table.report.comparison td.definition, table.report.comparison td.explanation { min-width: 260px; }
+table.report.comparison td.status { min-width: 90px; }
+table.published-overview td.num { min-width: 70px; }
+details.absent { border-left: 4px solid #c9a227; background: #fffbe6; padding: 6px 12px; margin: 8px 0; }
+details.absent summary { color: var(--fg); }
+details.fold > summary, details.all-figures > summary { font-weight: 600; }
 table.report td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.report td.null { color: var(--muted); text-align: center; }
 tr.status-differs td { background: #fff1f0; }
