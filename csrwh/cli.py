@@ -242,7 +242,9 @@ def validate(
     run_id: str | None = typer.Option(
         None, "--run-id", help="Run id in dq_results (default: validate-<UTC>)."
     ),
-    docs: Path = typer.Option(Path("reports/data_docs"), "--docs", help="Data Docs folder."),
+    docs: Path | None = typer.Option(
+        None, "--docs", help="Data Docs folder (default: <warehouse>.data_docs/ beside it)."
+    ),
     no_docs: bool = typer.Option(False, "--no-docs", help="Skip rendering Data Docs."),
     no_record: bool = typer.Option(False, "--no-record", help="Do not append to main.dq_results."),
     show_all: bool = typer.Option(False, "--all", help="List passing expectations too."),
@@ -259,14 +261,15 @@ def validate(
         config.resolve_warehouse(warehouse),
         run_id or time.strftime("validate-%Y%m%dT%H%M%SZ", time.gmtime()),
         suites=suites or None,
-        data_docs_dir=None if no_docs else docs,
+        data_docs_dir=None if no_docs else (docs or "beside"),
         record=not no_record,
     )
     print_summary(outcome, console, show_passed=show_all)
     if not outcome.success:
         raise CsrwhError(
             f"{len(outcome.critical_failures)} critical expectation(s) failed",
-            hint="see the table above and reports/data_docs/index.html",
+            hint="see the table above"
+            + (f" and {outcome.data_docs_index}" if outcome.data_docs_index else ""),
         )
 
 

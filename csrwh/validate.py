@@ -7,7 +7,8 @@ needs ``duckdb-engine`` + SQLAlchemy and the result-fetch fix in
 :mod:`csrwh.validation.gx_duckdb` (GX issues #10738/#11579). Each expectation carries a
 severity: ``critical`` failures block publishing (:func:`gate`), ``warning`` ones are only
 reported. Results are appended to ``main.dq_results`` in the validated database (one row
-per expectation and run) and GX Data Docs are rendered to ``reports/data_docs/``.
+per expectation and run) and GX Data Docs are rendered beside the warehouse, to
+``<warehouse>.data_docs/`` (offline: :mod:`csrwh.validation.data_docs`).
 
     from csrwh.validate import validate, gate, print_summary
     report = validate(Path("warehouse/csr.duckdb"), run_id="manual-1")
@@ -34,11 +35,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from csrwh.errors import CsrwhError, is_out_of_memory
-from csrwh.validation import gx_duckdb
+from csrwh.validation import data_docs, gx_duckdb
 from csrwh.validation.suites import ExpectationSpec, SuiteSpec, load_suites, to_gx_expectation
 
 DQ_RESULTS = "main.dq_results"
-DEFAULT_DATA_DOCS_DIR = Path("reports/data_docs")
+#: ``data_docs_dir`` default: ``<database>.data_docs/`` beside the validated file
+DEFAULT_DATA_DOCS_DIR = "beside"
 OFFENDING_ROWS_KEPT = 5
 RESULT_FORMAT = {"result_format": "COMPLETE", "partial_unexpected_count": OFFENDING_ROWS_KEPT}
 _DOCS_SITE = "csrwh"
@@ -134,7 +136,7 @@ def validate(
     database: Path,
     run_id: str,
     suites: list[str] | None = None,
-    data_docs_dir: Path | None = DEFAULT_DATA_DOCS_DIR,
+    data_docs_dir: Path | str | None = DEFAULT_DATA_DOCS_DIR,
     *,
     expectations_dir: Path | None = None,
     record: bool = True,
@@ -144,7 +146,8 @@ def validate(
     ``suites`` selects suites by name, group (``raw``, ``marts``) or pattern (default: all).
     With ``record`` the outcomes are appended to ``main.dq_results`` in ``database`` (rows of
     an earlier run with the same ``run_id`` and suite are replaced). With ``data_docs_dir`` GX Data
-    Docs are rendered there (static HTML, ``index.html``). Nothing else in the database is
+    Docs are rendered there (static HTML, ``index.html``; by default ``<database>.data_docs/``),
+    their CDN assets served from the folder itself. Nothing else in the database is
     written; GX reads it through a read-only connection, which must be the only one open on
     the file in this process (DuckDB refuses a second connection with other settings).
     """
@@ -195,7 +198,11 @@ def validate(
             context.variables.progress_bars = {"globally": False, "metric_calculations": False}
             docs_dir = None
             if data_docs_dir is not None:
-                docs_dir = Path(data_docs_dir).expanduser().resolve()
+                docs_dir = (
+                    data_docs.docs_dir(database)
+                    if data_docs_dir == DEFAULT_DATA_DOCS_DIR
+                    else Path(data_docs_dir).expanduser().resolve()
+                )
                 _add_docs_site(context, docs_dir)
             url = sa.engine.URL.create("duckdb", database=str(database))
             try:
@@ -230,6 +237,7 @@ def validate(
             if docs_dir is not None:
                 step = time.perf_counter()
                 context.build_data_docs(site_names=[_DOCS_SITE])
+                data_docs.localise(docs_dir)
                 report.data_docs_index = docs_dir / "index.html"
                 report.seconds["data_docs"] = time.perf_counter() - step
     finally:
@@ -258,7 +266,8 @@ def gate(database: Path, build_id: str, suites: list[str] | None = None) -> list
     if suites is not None and not suites:
         Console(stderr=True).print("expectations: no suite's table changed; results carried over")
         return []
-    report = validate(database, run_id=build_id, suites=suites)
+    docs = data_docs.docs_dir_for_build(database, build_id)  # the warehouse's, not the copy's
+    report = validate(database, run_id=build_id, suites=suites, data_docs_dir=docs)
     print_summary(report, Console(stderr=True))
     return [f"expectation {o.message()}" for o in report.critical_failures]
 

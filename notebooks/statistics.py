@@ -100,7 +100,10 @@ R.show_table(
 # **match** (equal when rounded as published), **explained** (differs, but the documented
 # alternative definition — e.g. user utterances only — reproduces it), **differs**, **subset
 # not present** / **corpus not present in this warehouse**, or **not derivable** (the files do
-# not hold what the figure needs; the reason is given).
+# not hold what the figure needs; the reason is given). The table below counts them per
+# corpus; each corpus's block shows the figures that differ and folds all of them, with
+# their definitions and explanations, under one click; a corpus missing from the warehouse
+# is one line.
 
 # %%
 comparison = R.show_comparison(con, PRESENT)
@@ -997,14 +1000,18 @@ else:
 #
 # The tables and figures each corpus's authors computed in their analysis code
 # (`csrwh/figures/<corpus>.py` recomputes them from the marts; the figures they printed are
-# compared in section 2).
+# compared in section 2), folded per corpus: open a corpus to see them.
 
 # %%
 for corpus in NAMES:
     if corpus not in F.CORPORA:  # a corpus without published analyses (csrwh/figures/)
         continue
     R.show_html(f"<h3>{NAMES[corpus]}</h3>")
-    F.corpus_module(corpus).render(con, R, present=corpus in PRESENT)
+    if corpus not in PRESENT:
+        F.corpus_module(corpus).render(con, R, present=False)  # one line: not present
+        continue
+    with R.folded(f"{NAMES[corpus]}: the authors' tables and figures, recomputed"):
+        F.corpus_module(corpus).render(con, R, present=True)
 
 # %%
 con.close()

@@ -15,11 +15,19 @@ from csrwh.dashboard import queries as q
 
 st.set_page_config(page_title="CSR Warehouse", page_icon=":material/forum:", layout="wide")
 
+pages = [st.Page(p.path, title=p.title, url_path=p.url_path, icon=p.icon) for p in PAGES]
+
+
+def _home() -> None:
+    """``/``: open the first page at its own URL (``/overview``). Streamlit serves its default
+    page at ``/`` only, so a visible default page would answer ``/overview`` with "Page not
+    found"; this hidden default forwards instead, and every page keeps one URL."""
+    st.switch_page(pages[0])
+
+
 navigation = st.navigation(
-    [
-        st.Page(p.path, title=p.title, url_path=p.url_path, icon=p.icon, default=(i == 0))
-        for i, p in enumerate(PAGES)
-    ]
+    [st.Page(_home, title=PAGES[0].title, url_path="home", default=True, visibility="hidden")]
+    + pages
 )
 
 wh = ui.warehouse()

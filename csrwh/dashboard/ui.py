@@ -6,9 +6,11 @@ Nothing here computes a figure; numbers come from :mod:`csrwh.dashboard.queries`
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import quote
 
 import duckdb
 import pandas as pd
@@ -82,6 +84,12 @@ def fmt_value(value: Any) -> str:
     return f"{value:g}"
 
 
+def shorten(value: Any, limit: int) -> str:
+    """A possibly missing text cut to ``limit`` characters (an ellipsis marks the cut)."""
+    text = txt(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def txt(value: Any) -> str:
     """A possibly missing text value (None, NaN, NA) as a string ("" when missing)."""
     return "" if _missing(value) else str(value)
@@ -92,21 +100,98 @@ def flag(value: Any) -> bool:
     return False if _missing(value) else bool(value)
 
 
+_MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
+
+
 def escape_md(text: Any) -> str:
-    """Text for st.markdown: keep Markdown, but no LaTeX ($) and no HTML."""
+    """Corpus text inside st.markdown (or an st.table cell, which Streamlit renders as
+    Markdown) shown as the text it is: every ASCII punctuation character is backslash-escaped
+    (CommonMark lets any be), so no image is fetched, no link, heading, list, table, emphasis,
+    LaTeX or HTML is made; line breaks are kept."""
     text = txt(text)
     if not text:
         return ""
-    return text.replace("\\$", "$").replace("$", "\\$").replace("<", "&lt;")
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", "  \n")
+
+
+def md_link(label: Any, url: Any) -> str:
+    """A Markdown link whose label and target come from the corpus: the label escaped, the
+    target percent-encoded where Markdown would end it (spaces, ``<>()[]``); only http(s)."""
+    target = txt(url)
+    if not target.lower().startswith(("http://", "https://")):
+        return escape_md(label)
+    return f"[{escape_md(label)}](<{quote(target, safe=_URL_SAFE)}>)"
+
+
+_URL_SAFE = "/:?#@!$&'*+,;=%~-._"
+
+
+def show_text(text: Any, empty: str = "(empty)") -> None:
+    """Corpus text as plain text (no Markdown, no HTML), line breaks kept."""
+    st.text(txt(text) or empty)
 
 
 def show_table(frame: pd.DataFrame, formats: dict[str, Any] | None = None, **kwargs) -> None:
-    """A small static table (HTML, so its text is searchable and readable in screenshots)."""
+    """A small static table (HTML, so its text is searchable and readable in screenshots).
+    st.table renders text cells as Markdown: every text cell is escaped (:func:`escape_md`)."""
     shown = frame.copy()
     for column, fmt in (formats or {}).items():
         if column in shown:
             shown[column] = shown[column].map(fmt)
+    for column in shown.columns:
+        if shown[column].dtype == object or pd.api.types.is_string_dtype(shown[column]):
+            shown[column] = shown[column].map(
+                lambda v: v if _missing(v) else escape_md(v) if isinstance(v, str) else v
+            )
     st.table(shown, hide_index=True, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# charts
+# ---------------------------------------------------------------------------------------------
+
+#: Tableau 20 (Vega's ``tableau20``): distinct colours for up to 20 categories, where Vega's
+#: default (10 colours) repeats one for the 11th
+PALETTE = (
+    "#4c78a8", "#9ecae9", "#f58518", "#ffbf79", "#54a24b", "#88d27a", "#b79a20", "#f2cf5b",
+    "#439894", "#83bcb6", "#e45756", "#ff9d98", "#79706e", "#bab0ac", "#d67195", "#fcbfd2",
+    "#b279a2", "#d6a5c9", "#9e765f", "#d8b5a5",
+)  # fmt: skip
+
+
+def colours(n: int) -> list[str]:
+    """``n`` distinct colours: :data:`PALETTE`, then evenly spaced hues (never a repeat)."""
+    import colorsys
+
+    out = list(PALETTE[:n])
+    extra = n - len(out)
+    for i in range(extra):
+        r, g, b = colorsys.hls_to_rgb(i / extra, 0.45 + 0.2 * (i % 2), 0.65)
+        out.append(f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}")
+    return out
+
+
+def category_scale(values: Any):
+    """An Altair colour scale giving every distinct value (in first-seen order) its own colour."""
+    import altair as alt
+
+    domain = list(dict.fromkeys(txt(v) for v in values))
+    return alt.Scale(domain=domain, range=colours(len(domain)))
+
+
+def full_legend(title: str | None = None):
+    """A legend whose labels are never truncated (``labelLimit`` 0)."""
+    import altair as alt
+
+    return alt.Legend(title=title, labelLimit=0)
+
+
+def label_axis(**kwargs: Any):
+    """An axis for category labels: never truncated (``labelLimit`` 0) and never hidden for
+    overlap, so every bar has its whole label."""
+    import altair as alt
+
+    return alt.Axis(labelLimit=0, labelOverlap=False, **kwargs)
 
 
 # ---------------------------------------------------------------------------------------------

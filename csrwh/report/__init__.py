@@ -9,6 +9,8 @@ and writes
   outputs (no code); tables as HTML, plots as base64 PNG, no script or style loaded from
   anywhere (it renders offline); a small inline script sets ``data-report-status="ok"`` on
   ``<body>`` once the page and its images loaded without a script error;
+* ``<out_dir>/.csrwh-report.json`` -- what this run wrote: the next run replaces exactly
+  those files and leaves anything else in the folder alone;
 * ``<out_dir>/tables/*.csv`` -- the key tables, written by the notebooks through
   :func:`write_table` (stable row order from the SQL, fixed float formatting), so two runs
   on the same warehouse give byte-identical files. The HTML differs only in the
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 from csrwh.report.notebook import (
     connect,
+    folded,
     interval_errors,
     is_count_column,
     margins,
@@ -67,9 +70,11 @@ from csrwh.report.settings import (
     ENV_WAREHOUSE,
     FIGURE_DPI,
     FLOAT_DECIMALS,
+    MANIFEST_NAME,
     NOTEBOOK_DIR,
     NOTEBOOKS,
     PACKAGES,
+    REPORT_MARKER,
     REPORT_NAME,
     TABLES_DIR,
 )
@@ -83,9 +88,11 @@ __all__ = [
     "ENV_WAREHOUSE",
     "FIGURE_DPI",
     "FLOAT_DECIMALS",
+    "MANIFEST_NAME",
     "NOTEBOOKS",
     "NOTEBOOK_DIR",
     "PACKAGES",
+    "REPORT_MARKER",
     "REPORT_NAME",
     "TABLES_DIR",
     "RenderCheck",
@@ -95,6 +102,7 @@ __all__ = [
     "check_render",
     "connect",
     "find_chromium",
+    "folded",
     "input_files",
     "inputs_digest",
     "interval_errors",

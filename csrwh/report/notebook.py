@@ -5,6 +5,7 @@ and figure display with fixed layouts, and the provenance header."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime as dt
 import html
 import io
@@ -12,7 +13,7 @@ import math
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -192,12 +193,14 @@ def table_html(
     decimals: int | Mapping[str, int] = 3,
     row_class: str | None = None,
     right: Sequence[str] = (),
+    table_class: str = "",
 ) -> str:
     """A deterministic HTML table (no ids, no random suffixes) of a polars/pandas frame.
 
     ``decimals``: float decimals (one for all columns, or per column, default 3);
     ``row_class``: a column whose first word becomes the row's ``status-<word>`` class;
-    ``right``: text columns to right-align (numbers already formatted as text)."""
+    ``right``: text columns to right-align (numbers already formatted as text);
+    ``table_class``: another class of the table (column widths, see the page's style)."""
     import polars as pl
 
     if not isinstance(frame, pl.DataFrame):
@@ -239,7 +242,8 @@ def table_html(
         tr_class = f' class="status-{_slug(str(classes[i]).split(" ")[0])}"' if classes else ""
         rows.append(f"<tr{tr_class}>{''.join(cells)}</tr>")
     return (
-        f'<div class="table-wrap"><table class="report"><thead><tr>{head}</tr></thead>'
+        f'<div class="table-wrap"><table class="{f"report {table_class}".strip()}">'
+        f"<thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
 
@@ -262,6 +266,30 @@ def show_html(markup: str) -> None:
     from IPython.display import HTML, display
 
     display(HTML(markup))
+
+
+@contextlib.contextmanager
+def folded(title: str) -> Iterator[None]:
+    """Show what the block displays folded under one ``<details>``: its summary is ``title``
+    and how many tables and figures it holds (every one stays in the page, one click away)."""
+    from IPython.display import HTML, display
+    from IPython.utils.capture import capture_output
+
+    with capture_output(stdout=False, stderr=False, display=True) as captured:
+        yield
+    parts = []
+    for output in captured.outputs:
+        data = output.data
+        if "text/html" in data:
+            parts.append(data["text/html"])
+        elif "image/png" in data:
+            parts.append(f'<img alt="" src="data:image/png;base64,{data["image/png"]}">')
+        elif "text/plain" in data:
+            parts.append(f"<pre>{html.escape(data['text/plain'])}</pre>")
+    body = "".join(parts)
+    n_tables, n_figures = body.count("<table"), body.count("<img")
+    summary = f"{html.escape(title)} ({n_tables} tables, {n_figures} figures)"
+    display(HTML(f'<details class="fold"><summary>{summary}</summary>{body}</details>'))
 
 
 def show_absent(corpus: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import json
 import os
 import re
 import shutil
@@ -25,8 +26,11 @@ from csrwh.report.settings import (
     ENV_PROFILE,
     ENV_TABLES,
     ENV_WAREHOUSE,
+    LEGACY_TABLES,
+    MANIFEST_NAME,
     NOTEBOOK_DIR,
     NOTEBOOKS,
+    REPORT_MARKER,
     REPORT_NAME,
     TABLES_DIR,
 )
@@ -43,8 +47,10 @@ def build_report(
 
     Args:
         warehouse: a built warehouse file (opened read-only by the notebooks).
-        out_dir: where ``statistics.html`` and ``tables/`` go (created; ``tables/`` is
-            emptied first so no stale table survives).
+        out_dir: where ``statistics.html`` and ``tables/`` go (created). What an earlier
+            report wrote there (its manifest, ``.csrwh-report.json``) is replaced, so no stale
+            table survives; nothing else in the folder is touched, and a file of the user's
+            where the report would write stops it before anything is replaced.
         notebooks: jupytext ``.py`` notebooks to run, in order (default: :data:`NOTEBOOKS`
             in ``notebooks/``).
         progress: print which notebook and section runs (stderr).
@@ -75,14 +81,16 @@ def build_report(
         )
     out_dir = Path(out_dir).expanduser().resolve()
     tables = out_dir / TABLES_DIR
-    if tables.exists():
-        shutil.rmtree(tables)
-    tables.mkdir(parents=True)
+    owned = _earlier_outputs(out_dir)
+    _ensure_out_dir(out_dir)
+    # the notebooks write into a staging folder; only after they all ran are the tables moved
+    # into tables/, replacing what an earlier report wrote (its manifest) and nothing else
+    staging = Path(tempfile.mkdtemp(prefix=".csrwh-report-", dir=out_dir))
     paths = [Path(p) for p in notebooks] if notebooks else [NOTEBOOK_DIR / n for n in NOTEBOOKS]
     generated_at = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     env = {
         ENV_WAREHOUSE: str(warehouse),
-        ENV_TABLES: str(tables),
+        ENV_TABLES: str(staging),
         ENV_GENERATED_AT: generated_at,
         "MPLBACKEND": "Agg",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
@@ -156,21 +164,120 @@ def build_report(
                 toc.extend(headings)
                 say(f"report:   {path.name} done in {time.perf_counter() - t0:.1f}s")
         t_write = time.perf_counter()
-        out_dir.mkdir(parents=True, exist_ok=True)
         report = out_dir / REPORT_NAME
+        written = _publish_tables(staging, tables, owned)
         report.write_text(_page(bodies, toc), encoding="utf-8")
+        _write_manifest(out_dir, [REPORT_NAME, *written])
         spent["write"] = time.perf_counter() - t_write
         if profile is not None:
             spent["figures"] = _read_figure_profile(profile)
     finally:
+        shutil.rmtree(staging, ignore_errors=True)
         if profile is not None:
             profile.unlink(missing_ok=True)
     spent["total"] = time.perf_counter() - started
     if timings is not None:
         timings.update(spent)
-    n_tables = len(list(tables.glob("*.csv")))
+    n_tables = len(written)
     say(f"report: wrote {report} and {n_tables} tables in {spent['total']:.1f}s")
     return report
+
+
+def _ensure_out_dir(out_dir: Path) -> None:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise CsrwhError(
+            f"report folder {out_dir} is a file",
+            hint="give --out a folder (new or an earlier report's)",
+        )
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CsrwhError(
+            f"cannot create report folder {out_dir}: {exc.strerror or exc}",
+            hint="give --out a folder you can write",
+        ) from None
+
+
+def _is_report_page(path: Path) -> bool:
+    """An earlier ``statistics.html`` written by ``csrwh report`` (its footer says so)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return REPORT_MARKER in fh.read()
+    except OSError:
+        return False
+
+
+def _earlier_outputs(out_dir: Path) -> set[str]:
+    """What an earlier report wrote in ``out_dir`` (paths relative to it), from its manifest
+    (:data:`MANIFEST_NAME`). Refuses a ``statistics.html`` there that no report wrote. A page
+    of a report older than the manifest owns itself only: its tables are replaced by name
+    (:func:`_publish_tables`), never removed."""
+    manifest = out_dir / MANIFEST_NAME
+    owned: set[str] = set()
+    if manifest.is_file():
+        try:
+            listed = json.loads(manifest.read_text(encoding="utf-8")).get("files", [])
+        except (OSError, ValueError, AttributeError) as exc:
+            raise CsrwhError(
+                f"report manifest {manifest} is unreadable ({exc})",
+                hint="remove it if the folder holds no files of yours, or choose another --out",
+            ) from None
+        owned = {str(p) for p in listed if _inside(str(p))}
+    page = out_dir / REPORT_NAME
+    if page.exists() and REPORT_NAME not in owned:
+        if not _is_report_page(page):
+            raise CsrwhError(
+                f"{page} exists and was not written by csrwh report; not overwriting it",
+                hint="move that file away or choose another --out folder",
+            )
+        owned.add(REPORT_NAME)
+        owned.add(LEGACY_TABLES)
+    return owned
+
+
+def _inside(relative: str) -> bool:
+    """A manifest entry that stays inside the report folder (no absolute path, no ``..``)."""
+    parts = Path(relative).parts
+    return bool(parts) and not Path(relative).is_absolute() and ".." not in parts
+
+
+def _publish_tables(staging: Path, tables: Path, owned: set[str]) -> list[str]:
+    """Move the staged CSVs into ``tables/``; remove the tables an earlier report wrote that
+    this one did not. A file in ``tables/`` that no report wrote is never touched; one with the
+    name of a new table makes the report stop before anything is replaced. Returns the
+    written paths relative to the report folder."""
+    new = sorted(p.name for p in staging.glob("*.csv"))
+    names = [f"{TABLES_DIR}/{name}" for name in new]
+    legacy = LEGACY_TABLES in owned
+    clashes = [
+        tables / name
+        for name, rel in zip(new, names)
+        if (tables / name).exists() and rel not in owned and not legacy
+    ]
+    if clashes:
+        raise CsrwhError(
+            f"{clashes[0]} exists and was not written by csrwh report; not overwriting it",
+            hint="move that file away or choose another --out folder",
+        )
+    if tables.exists() and not tables.is_dir():
+        raise CsrwhError(
+            f"{tables} is a file, not the report's tables folder",
+            hint="move that file away or choose another --out folder",
+        )
+    tables.mkdir(exist_ok=True)
+    for rel in sorted(owned - set(names) - {REPORT_NAME, LEGACY_TABLES}):
+        stale = tables.parent / rel
+        if stale.is_file() and not stale.is_symlink():
+            stale.unlink()
+    for name in new:
+        os.replace(staging / name, tables / name)
+    return names
+
+
+def _write_manifest(out_dir: Path, files: Sequence[str]) -> None:
+    """Record what this report wrote, so the next run replaces exactly those files."""
+    text = json.dumps({"written_by": "csrwh report", "files": sorted(files)}, indent=1) + "\n"
+    (out_dir / MANIFEST_NAME).write_text(text, encoding="utf-8")
 
 
 class _CellClock:

@@ -2,7 +2,13 @@
 Chromium, check that key numbers read straight from the marts (plain SQL here, not the
 dashboard's query layer) appear, click filters, save one screenshot per page under
 reports/screenshots/, and publish a new warehouse file (atomic rename, as `csrwh build`
-does) under the running dashboard: the open page must pick the new file up by itself."""
+does) under the running dashboard: the open page must pick the new file up by itself.
+
+What is drawn is checked, not only that a page loads: every page answers at its own URL (and
+``/`` forwards to ``/overview``); charts give every category its own colour and every bar one
+whole label (read from the SVG Vega draws); the failed-expectations table keeps its rows a few
+lines tall; corpus text holding Markdown (an image of a remote host, a heading) is shown as
+text, and the browser never requests that image."""
 
 from __future__ import annotations
 
@@ -19,6 +25,16 @@ pytestmark = pytest.mark.e2e
 
 NO_DQ_TEXT = "No data-quality results in this warehouse"
 TIMEOUT_MS = 20_000
+# as long as the real suites' explanations (125-213 characters on the real corpora)
+WHY = (
+    "A conversation normally has both sides; a few one-sided ones exist upstream (users who "
+    "left after their first message), many would mean that the roles are misread by the ingest."
+)
+MAX_ROW_PX = 120  # a failed expectation's row: a few lines, not a column of wrapped words
+# corpus text that is Markdown: a remote image (the browser must never request it) and a
+# heading (must not render as one)
+LEAK_URL = "http://127.0.0.1:9/csrwh-leak.png"
+HOSTILE_TEXT = f"# Big heading from the corpus\n\n![t]({LEAK_URL}) and **not bold**"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -63,7 +79,7 @@ def add_dq_results(path: Path) -> dict:
                 "run_id": "e2e-run-1", "validated_at": "2026-01-01 12:00:00", "suite": suite,
                 "table_name": f"main.{suite}", "expectation": expectation,
                 "expectation_type": "expect_e2e", "severity": severity, "success": success,
-                "observed_value": json.dumps(observed), "why": "e2e",
+                "observed_value": json.dumps(observed), "why": WHY,
             }  # fmt: skip
             present = [c for c in cols if c in values]
             con.execute(
@@ -135,6 +151,41 @@ def screenshot(page, directory: Path, name: str) -> Path:
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size({"width": 1400, "height": 1000})
     return path
+
+
+CHARTS_JS = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].map(ch => {
+  const svg = ch.querySelector('svg.marks');
+  if (!svg) return null;
+  const all = s => [...svg.querySelectorAll(s)];
+  const yAxis = all('g.role-axis').filter(a => /Y-axis/.test(a.getAttribute('aria-label') || ''));
+  return {
+    bars: all('g.mark-rect.role-mark path').map(p => p.getAttribute('fill')),
+    ylabels: yAxis.flatMap(a => [...a.querySelectorAll('g.role-axis-label text')]
+      .filter(t => t.getAttribute('opacity') !== '0').map(t => t.textContent)),
+    legend: all('g.role-legend-label text').map(t => t.textContent),
+    legendFill: all('g.role-legend-symbol path').map(p => p.getAttribute('fill')),
+  };
+})"""
+
+
+def drawn_charts(page, n: int) -> list[dict]:
+    """What Vega drew (SVG) in the page's ``n`` charts: bar fills, y-axis labels, legend
+    labels and legend colours; waits until every chart has drawn."""
+    charts = page.locator('[data-testid="stVegaLiteChart"]')
+    for i in range(n):
+        charts.nth(i).scroll_into_view_if_needed(timeout=TIMEOUT_MS)
+        charts.nth(i).locator("svg.marks").wait_for(timeout=TIMEOUT_MS)
+    drawn = page.evaluate(CHARTS_JS)
+    assert len(drawn) == n and all(drawn), f"expected {n} drawn charts, got {drawn}"
+    return drawn
+
+
+def assert_colours_per_category(chart: dict, categories: list[str]) -> None:
+    """Each category its own colour; one legend entry per category, whole; every bar in one."""
+    fills = chart["legendFill"]
+    assert len(set(fills)) == len(fills) == len(categories), dict(zip(chart["legend"], fills))
+    assert sorted(chart["legend"]) == sorted(categories), chart["legend"]
+    assert set(chart["bars"]) <= set(fills), (chart["bars"], fills)
 
 
 def pick_multiselect(page, label: str, value: str) -> None:
@@ -210,11 +261,41 @@ def test_dashboard_pages_in_chromium(
             " order by try_cast(split_part(conversation_id, ':', 2) as bigint) nulls last, conversation_id,"
             " turn_index nulls last limit 1) order by q.queried_at, q.query_id limit 1",
         )
+        # what the charts must draw: per subset one bar, per domain one colour (in the
+        # breakdown's order); per corpus and label scheme, every raw label with its bar
+        breakdown = con.execute(
+            "select corpus || ' / ' || subset, coalesce(domain_or_task, '(none)') as d "
+            "from conversations group by corpus, subset, language, d "
+            "order by corpus, subset, language, d"
+        ).fetchall()
+        subsets = list(dict.fromkeys(b for b, _ in breakdown))
+        domains = list(dict.fromkeys(d for _, d in breakdown))
+        label_groups: dict[tuple, list[tuple[str, str]]] = {}
+        for corpus, scheme, family, label in con.execute(
+            "select corpus, label_scheme, intent_family, raw_label from intent_distribution "
+            "order by corpus, label_scheme, n_labels desc, raw_label"
+        ).fetchall():
+            label_groups.setdefault((corpus, scheme), []).append((family, label))
     finally:
         con.close()
+    assert len(domains) > 10, "the sample must have more domains than Vega's 10 default colours"
+
+    # an assistant turn of the first conversation says Markdown: shown as text, never fetched
+    with duckdb.connect(str(served)) as con:
+        (hostile_turn,) = con.execute(
+            "select min(turn_index) from turns where conversation_id = ? and role <> 'user'",
+            [first_conv],
+        ).fetchone()
+        assert hostile_turn is not None, f"{first_conv} has no assistant turn"
+        con.execute(
+            "update turns set text = ? where conversation_id = ? and turn_index = ?",
+            [HOSTILE_TEXT, first_conv, hostile_turn],
+        )
 
     dash = dashboard_factory(served)
     page = chromium_browser.new_page(viewport={"width": 1400, "height": 1000})
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
     shots: dict[str, Path] = {}
     failures: list[str] = []
 
@@ -228,9 +309,37 @@ def test_dashboard_pages_in_chromium(
             except Exception as shot_exc:  # noqa: BLE001
                 failures.append(f"{name}: (no failure screenshot: {shot_exc})")
 
+    def urls() -> None:
+        from csrwh.dashboard import PAGES
+
+        titles = {
+            "overview": "Corpus overview",
+            "conversations": "Conversation browser",
+            "arena": "CRS Arena leaderboard",
+            "intents": "Intents & agreement",
+            "ratings": "Ratings by aspect",
+            "search": "ConvSearch search behaviour",
+            "health": "Data health",
+            "leaderboard": "Run leaderboard",
+        }
+        assert sorted(titles) == sorted(p.url_path for p in PAGES)
+        open_page(page, dash, "", "Corpus overview")  # / forwards to the first page's own URL
+        assert page.url == f"{dash.base_url}/overview", page.url
+        links = page.locator('[data-testid="stSidebarNav"] a')
+        hrefs = sorted(links.nth(i).get_attribute("href") for i in range(links.count()))
+        assert hrefs == sorted(f"{dash.base_url}/{p.url_path}" for p in PAGES), hrefs
+        for spec in PAGES:
+            open_page(page, dash, spec.url_path, titles[spec.url_path])
+            assert page.url == f"{dash.base_url}/{spec.url_path}", page.url
+            assert page.get_by_text("Page not found").count() == 0, spec.url_path
+            no_exception(page)
+
     def overview() -> None:
-        open_page(page, dash, "", "Corpus overview")  # the default page lives at /
+        open_page(page, dash, "overview", "Corpus overview")
         no_exception(page)
+        (chart,) = drawn_charts(page, 1)
+        assert_colours_per_category(chart, domains)
+        assert chart["ylabels"] == subsets, chart["ylabels"]  # one whole label per bar
         expect_text(metric(page, "Conversations"), fmt_int(n_conversations))
         expect_text(metric(page, "Utterances"), fmt_int(n_utterances))
         expect_text(metric(page, "Corpora"), fmt_int(len(corpora)))
@@ -248,6 +357,16 @@ def test_dashboard_pages_in_chromium(
         assert page.locator('[data-testid="stChatMessage"]').count() == first_n_turns
         if first_label:
             expect_contains(page, first_label)
+        messages = page.locator('[data-testid="stChatMessage"]')
+        expect_contains(page, "# Big heading from the corpus")  # the text, as written
+        expect_contains(page, f"![t]({LEAK_URL})")
+        headings = messages.locator("h1, h2, h3, h4, h5, h6")
+        assert headings.count() == 0, (
+            f"corpus text rendered as headings: {headings.all_inner_texts()}"
+        )
+        assert messages.locator("img").count() == 0
+        assert page.locator(f'img[src="{LEAK_URL}"]').count() == 0
+        assert messages.locator("strong").count() == 0, "corpus Markdown rendered as bold"
         shots["conversations"] = screenshot(page, screenshot_dir, "conversations")
 
     def arena() -> None:
@@ -270,6 +389,13 @@ def test_dashboard_pages_in_chromium(
         no_exception(page)
         for (value,) in agreement:
             expect_contains(page, f"{value:,.3f}")
+        drawn = drawn_charts(page, len(label_groups))
+        for (group, rows), chart in zip(label_groups.items(), drawn):
+            labels = [label for _, label in rows]
+            # one whole label per bar (sorted by share, so compared as sets)
+            assert len(chart["bars"]) == len(chart["ylabels"]) == len(labels), (group, chart)
+            assert sorted(chart["ylabels"]) == sorted(labels), (group, chart["ylabels"])
+            assert_colours_per_category(chart, list(dict.fromkeys(f for f, _ in rows)))
         shots["intents"] = screenshot(page, screenshot_dir, "intents")
 
     def ratings() -> None:
@@ -311,9 +437,13 @@ def test_dashboard_pages_in_chromium(
         expect_text(metric(page, "Critical failed"), fmt_int(expected["critical"]))
         expect_contains(page, expected["failed_name"])
         assert page.locator("text=" + NO_DQ_TEXT).count() == 0
+        failed_rows = page.locator('[data-testid="stTable"]').first.locator("tbody tr")
+        heights = [round(box["height"]) for box in (r.bounding_box() for r in failed_rows.all())]
+        assert len(heights) == 2 and max(heights) <= MAX_ROW_PX, f"failed-table rows {heights} px"
         shots["health"] = screenshot(page, screenshot_dir, "health")
 
     for name, fn in [
+        ("urls", urls),
         ("overview", overview),
         ("conversations", conversations),
         ("arena", arena),
@@ -324,6 +454,9 @@ def test_dashboard_pages_in_chromium(
     ]:
         check(name, fn)
     page.close()
+    leaked = [url for url in requested if "csrwh-leak" in url]
+    if leaked:
+        failures.append(f"the browser requested an image named in corpus text: {leaked}")
 
     elapsed = time.monotonic() - started
     print(

@@ -6,7 +6,9 @@ an independent recomputation from the marts; every input file's sha256 is listed
 are identical but for the timestamp; the published figures compare as documented (CRSArena
 Elo ratings, ranks and open/closed correlations reproduced, the README's 187 votes and CoSRec
 user-utterance counts explained, absent corpora and the missing CoSRec-Raw partition reported
-as such); the page renders in headless Chromium (screenshot kept in reports/ci/real/).
+as such); the page renders in headless Chromium (screenshot kept in reports/ci/real/) and is
+navigable: under 25,000 px tall at 1,400 px wide (it was 148,807), with a table of contents,
+a per-corpus summary of the published figures and every one of them in the page.
 Override the corpora location with $CSRWH_SHARED_CORPORA. Skips
 when the folder is absent, except under CI (env CI set), where that is a failure.
 """
@@ -218,3 +220,55 @@ def test_page_renders_in_headless_chromium(real) -> None:
     shutil.copy2(first, target / first.name)
     shutil.copy2(check.screenshot, target / "statistics.png")
     shutil.copytree(first.parent / "tables", target / "tables")
+
+
+MAX_HEIGHT_PX = 25_000  # at 1,400 px wide; the page was 148,807 px before section 2 folded
+
+
+def test_page_is_navigable_with_every_figure_present(real) -> None:
+    """Measured in Chromium at 1,400 px: the page's height, the table of contents, the
+    summary of published figures per corpus, and every compared figure (one row each) in the
+    page, folded or not."""
+    import csv
+
+    _, _, first, _, _ = real
+    chromium = report.find_chromium()
+    if chromium is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium not found (CI is set, so this is an error)")
+        pytest.skip("chromium not found: apt-get install -y chromium")
+    from playwright.sync_api import sync_playwright
+
+    with open(first.parent / "tables" / "published_vs_warehouse.csv", encoding="utf-8") as fh:
+        figures = list(csv.DictReader(fh))
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(first.resolve().as_uri(), wait_until="load")
+            measured = page.evaluate(
+                """() => ({
+                  height: document.documentElement.scrollHeight,
+                  toc: [...document.querySelectorAll('nav.toc a')].map(a => a.textContent),
+                  overview: [...document.querySelectorAll('table.published-overview tbody tr')]
+                    .map(r => [...r.cells].map(c => c.textContent)),
+                  rows: [...document.querySelectorAll(
+                    'section.published-corpus details table.comparison tbody tr')]
+                    .map(r => r.querySelector('td.figure').textContent),
+                })"""
+            )
+        finally:
+            browser.close()
+    print(f"\nreport page at 1400 px: {measured['height']:,} px tall")
+    assert measured["height"] < MAX_HEIGHT_PX, measured["height"]
+    assert len(measured["toc"]) >= 10 and measured["toc"][1].startswith("2. Published figures")
+    by_corpus: dict[str, int] = {}
+    for row in figures:
+        by_corpus[row["corpus"]] = by_corpus.get(row["corpus"], 0) + 1
+    names = [report.CORPUS_NAMES[c] for c in report.CORPUS_NAMES if c in by_corpus]
+    assert [cells[0] for cells in measured["overview"]] == names
+    for cells in measured["overview"]:  # the counts add up to the corpus's figures
+        corpus = next(c for c, n in report.CORPUS_NAMES.items() if n == cells[0])
+        counts = [int(x.replace(",", "")) for x in cells[1:-1] if x != "–"]
+        assert sum(counts) == int(cells[-1].replace(",", "")) == by_corpus[corpus], cells
+    assert sorted(measured["rows"]) == sorted(r["figure"] for r in figures)

@@ -56,13 +56,14 @@ def published(module_tmp_path: Path) -> Path:
     data = _require_real()
     root = module_tmp_path
     cwd = Path.cwd()
-    os.chdir(root)  # the gate renders Data Docs to ./reports/data_docs
+    os.chdir(root)  # the gate renders Data Docs beside the warehouse, never here
     try:
         result = build(data, root / "warehouse" / "real.duckdb", gates=[gate])
     finally:
         os.chdir(cwd)
     assert result.published
-    assert (root / "reports" / "data_docs" / "index.html").is_file()
+    assert (root / "warehouse" / "real.duckdb.data_docs" / "index.html").is_file()
+    assert not (root / "reports").exists()
     return result.warehouse
 
 

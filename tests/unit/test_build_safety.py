@@ -128,10 +128,16 @@ def error_lines(log: Path) -> list[str]:
 
 
 def leftovers(warehouse: Path) -> list[str]:
-    """What lies beside the published file, but for ``<warehouse>.build/``'s kept parts: the
-    saved dbt state of the published build and DuckDB's (empty) spill folder."""
+    """What lies beside the published file, but for ``<warehouse>.build/``'s kept parts (the
+    saved dbt state of the published build and DuckDB's (empty) spill folder) and the Data
+    Docs the gate renders (``<warehouse>.data_docs/``)."""
     kept = warehouse.with_name(warehouse.name + ".build")
-    out = [p.name for p in warehouse.parent.iterdir() if p.name not in (warehouse.name, kept.name)]
+    docs = warehouse.name + ".data_docs"
+    out = [
+        p.name
+        for p in warehouse.parent.iterdir()
+        if p.name not in (warehouse.name, kept.name, docs)
+    ]
     if kept.is_dir():
         out += [
             f"{kept.name}/{p.name}"

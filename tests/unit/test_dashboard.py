@@ -710,7 +710,8 @@ def test_conversation_page_searches_and_opens(
     assert at.selectbox(key="browse_open").value == "cosrec:A"
     assert _metrics(at)["Utterances"] == "4"
     assert len(at.chat_message) == 4
-    text = " ".join(str(m.value) for m in at.markdown)
+    # the Markdown source, its backslash escapes (corpus text is escaped) resolved as rendered
+    text = re.sub(r"\\(.)", r"\1", " ".join(str(m.value) for m in at.markdown))
     assert "crowd_1: search" in text and "request/search" in text
 
 
@@ -760,3 +761,49 @@ def test_dashboard_reads_marts_only() -> None:
     for path in sorted(package.rglob("*.py")):
         code = path.read_text(encoding="utf-8")
         assert not re.search(r"\braw\.\w+", code), f"{path}: reads a raw table"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# Big heading\n\n![t](http://127.0.0.1:9/leak.png) **bold** <img src=x> $x^2$",
+        "[click](javascript:alert(1)) | a | b |\n|---|---|\n- item\n1. one\n> quote\n`code`",
+    ],
+)
+def test_escaped_corpus_text_renders_as_itself(text: str) -> None:
+    """ui.escape_md: a CommonMark renderer makes no image, link, heading, list, table, emphasis,
+    code or HTML of corpus text, and shows every character of it."""
+    from html import unescape
+
+    from markdown_it import MarkdownIt
+
+    from csrwh.dashboard import ui
+
+    rendered = MarkdownIt("commonmark").enable("table").render(ui.escape_md(text))
+    for tag in (
+        "<img",
+        "<a ",
+        "<h1",
+        "<strong",
+        "<em",
+        "<ul",
+        "<ol",
+        "<table",
+        "<code",
+        "<blockquote",
+    ):
+        assert tag not in rendered, (tag, rendered)
+    plain = unescape(re.sub(r"<[^>]+>", "", rendered))
+    assert re.sub(r"\s+", " ", plain).strip() == re.sub(r"\s+", " ", text).strip()
+
+
+def test_corpus_urls_make_one_link_and_no_image() -> None:
+    from markdown_it import MarkdownIt
+
+    from csrwh.dashboard import ui
+
+    url = "http://example.org/a b) ![t](http://127.0.0.1:9/leak.png"
+    rendered = MarkdownIt("commonmark").enable("table").render(ui.md_link("label ![x](y)", url))
+    assert "<img" not in rendered and rendered.count("<a ") == 1, rendered
+    assert 'href="http://example.org/a%20b%29%20!%5Bt%5D%28http://127.0.0.1:9/leak.png"' in rendered
+    assert ui.md_link("x", "javascript:alert(1)") == "x"

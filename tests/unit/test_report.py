@@ -394,3 +394,28 @@ def _keep_artefacts(page: Path, screenshot: Path, name: str) -> None:
     shutil.copy2(page, target / page.name)
     shutil.copy2(screenshot, target / "statistics.png")
     shutil.copytree(page.parent / "tables", target / "tables")
+
+
+def test_folded_block_keeps_every_output_under_one_details(tmp_path: Path) -> None:
+    """R.folded (section 10): what the block displays lands in the page inside one <details>
+    whose summary counts its tables and figures."""
+    notebook = tmp_path / "fold.py"
+    notebook.write_text(
+        "# %%\nimport matplotlib.pyplot as plt\nimport polars as pl\n\nfrom csrwh import report as R\n\n"
+        'with R.folded("Inside <b>"):\n'
+        '    R.show_table(pl.DataFrame({"a": [1, 2]}))\n'
+        '    R.show_html("<p>between</p>")\n'
+        "    fig, ax = plt.subplots(figsize=(2, 1))\n"
+        '    R.show_figure(fig, alt="a plot")\n'
+        'R.show_html("<p>after</p>")\n',
+        encoding="utf-8",
+    )
+    warehouse = tmp_path / "any.duckdb"
+    warehouse.write_bytes(b"")
+    page = report.build_report(warehouse, tmp_path / "out", notebooks=[notebook], progress=False)
+    text = page.read_text(encoding="utf-8")
+    start = text.index('<details class="fold"><summary>Inside &lt;b&gt; (1 tables, 1 figures)')
+    end = text.index("</details>", start)
+    inside = text[start:end]
+    assert "<table" in inside and "<p>between</p>" in inside and 'alt="a plot"' in inside
+    assert text.index("<p>after</p>") > end

@@ -87,17 +87,44 @@ def test_format_row_uses_the_published_precision() -> None:
     assert (shown["published"], shown["warehouse"], shown["difference"]) == ("1,500", None, None)
 
 
-def test_corpus_block_folds_per_system_figures_and_escapes_sources() -> None:
+def test_corpus_block_shows_what_differs_and_folds_every_figure() -> None:
     block = published.corpus_html(COMPARISON, "crsarena", PRECISION, "CRSArena-Dial")
-    assert block.startswith("<h3>CRSArena-Dial</h3>")
-    main, folded = block.split("<details>")
+    head, rest = block.split('<details class="all-figures">', 1)
+    assert head.startswith(
+        '<section class="published-corpus" id="published-crsarena"><h3>CRSArena-Dial</h3>'
+    )
+    assert "<p>3 figures: 1 differs, 2 match.</p>" in head
+    # the figure that differs is shown in the open; the others are folded
+    assert "figure crsarena.elo.open.kbrd" in head and "figure crsarena.votes" not in head
+    main, folded = rest.split("<details>", 1)
     assert "figure crsarena.votes" in main and "figure crsarena.corr.elo.pearson" in main
-    assert "figure crsarena.elo.open.kbrd" not in main
     assert "<summary>Per-system figures (1: 1 differs)</summary>" in folded
     assert "figure crsarena.elo.open.kbrd" in folded
-    assert folded.endswith('<p class="caption">Sources: README &lt;b&gt; | analysis.ipynb</p>')
+    assert folded.endswith(
+        '</details><p class="caption">Sources: README &lt;b&gt; | analysis.ipynb</p></section>'
+    )
+    assert 'class="report comparison"' in block  # the column widths of section 2
     assert published.corpus_html(COMPARISON, "recoreact", PRECISION) is None
-    assert "<details>" not in published.corpus_html(COMPARISON, "cosrec", PRECISION, "CoSRec")
+
+
+def test_an_absent_corpus_is_one_line_with_its_figures_folded() -> None:
+    block = published.corpus_html(COMPARISON, "cosrec", PRECISION, "CoSRec")
+    assert block.startswith(
+        '<section class="published-corpus" id="published-cosrec"><details class="absent">'
+        "<summary><strong>CoSRec:</strong> corpus not present in this warehouse; its 1 "
+        "published figures are not compared (show them)</summary>"
+    )
+    assert "<h3>" not in block and "figure cosrec.conversations" in block
+
+
+def test_overview_counts_each_kind_per_corpus() -> None:
+    table = published.overview_html(COMPARISON, {"cosrec": "CoSRec", "crsarena": "CRSArena-Dial"})
+    rows = table.split("<tr>")[2:]
+    assert [r[r.index('">') + 2 : r.index("</a>")] for r in rows] == ["CoSRec", "CRSArena-Dial"]
+    cells = [c.split(">", 1)[1].split("<")[0] for c in rows[1].split("<td")[2:]]
+    # match, explained, differs, not derivable, not present, total
+    assert cells == ["2", "–", "1", "–", "–", "3"]
+    assert published.kind("subset not present: raw") == "not present"
 
 
 def test_summary_counts_every_status() -> None:
@@ -122,6 +149,9 @@ def test_show_comparison_writes_the_table_and_shows_one_block_per_corpus(
     assert (tmp_path / "published_vs_warehouse.csv").read_text(encoding="utf-8").splitlines()[
         0
     ] == ",".join(figures.COMPARISON_COLUMNS)
-    assert shown[0] == published.summary_html(COMPARISON)
-    # in display order (CORPUS_NAMES): CoSRec before CRSArena-Dial, absent corpora skipped
-    assert [s[: s.index("</h3>")] for s in shown[1:]] == ["<h3>CoSRec", "<h3>CRSArena-Dial"]
+    assert shown[0] == published.summary_html(COMPARISON) + published.overview_html(COMPARISON)
+    # in display order (CORPUS_NAMES): CoSRec before CRSArena-Dial, corpora without rows skipped
+    assert [s[s.index(' id="') + 5 : s.index('">')] for s in shown[1:]] == [
+        "published-cosrec",
+        "published-crsarena",
+    ]

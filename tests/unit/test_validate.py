@@ -623,7 +623,7 @@ def test_results_land_in_dq_results(warehouse: Path) -> None:
 def test_gate_returns_only_critical_failures(
     warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)  # the gate renders Data Docs to ./reports/data_docs
+    monkeypatch.chdir(tmp_path)  # the gate renders Data Docs beside the warehouse, not here
     with duckdb.connect(str(warehouse)) as con:
         con.execute("update main.votes set conversation_id_b = null")
     assert gate(warehouse, "build-ok") == []  # an unlinked vote is only a warning
@@ -637,7 +637,8 @@ def test_gate_returns_only_critical_failures(
         lost and "conversations" in lost[0] and "convsearch" in lost[0] and "observed 1" in lost[0]
     )
     assert not any("votes_without_both_dialogues" in m for m in messages)
-    assert (tmp_path / "reports" / "data_docs" / "index.html").is_file()
+    assert (warehouse.with_name(warehouse.name + ".data_docs") / "index.html").is_file()
+    assert not (tmp_path / "reports").exists()
 
 
 def test_data_docs_are_rendered(warehouse: Path, tmp_path: Path) -> None:

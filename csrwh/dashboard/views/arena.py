@@ -71,7 +71,7 @@ base = alt.Chart(ranked).encode(
         "system_id:N",
         sort=alt.EncodingSortField("bt_strength", order="descending"),
         title=None,
-        axis=alt.Axis(labelOverlap=False, labelLimit=220),
+        axis=ui.label_axis(),
     )
 )
 interval = base.mark_rule(strokeWidth=2).encode(

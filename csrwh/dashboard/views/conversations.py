@@ -87,12 +87,12 @@ st.markdown(
     " · ".join(
         part
         for part in (
-            f"**{header['corpus']}** / {header['subset']}",
-            ui.txt(header["domain_or_task"]),
-            f"language **{ui.txt(header['language']) or ui.DASH}**",
-            f"system `{ui.txt(header['system_id'])}`" if ui.txt(header["system_id"]) else None,
-            f"user `{ui.txt(header['user_id'])}`" if ui.txt(header["user_id"]) else None,
-            f"sentiment **{ui.txt(header['user_sentiment'])}**"
+            f"**{ui.escape_md(header['corpus'])}** / {ui.escape_md(header['subset'])}",
+            ui.escape_md(header["domain_or_task"]),
+            f"language **{ui.escape_md(header['language']) or ui.DASH}**",
+            f"system {ui.escape_md(header['system_id'])}" if ui.txt(header["system_id"]) else None,
+            f"user {ui.escape_md(header['user_id'])}" if ui.txt(header["user_id"]) else None,
+            f"sentiment **{ui.escape_md(header['user_sentiment'])}**"
             if ui.txt(header["user_sentiment"])
             else None,
         )
@@ -135,10 +135,10 @@ for turn in turns.itertuples(index=False):
         st.caption(f"turn {idx} · {turn.role} · {ui.fmt_int(turn.n_words)} words")
         if ui.flag(turn.is_image):
             st.markdown("*[image]*")
-        st.markdown(ui.escape_md(turn.text) or "*(empty)*")
+        ui.show_text(turn.text)  # as text: corpus Markdown must not fetch images or make headings
         if ui.txt(turn.text_translation):
             with st.expander("translation"):
-                st.markdown(ui.escape_md(turn.text_translation))
+                ui.show_text(turn.text_translation)
     with right:
         labels_here = intents_by_turn.get(idx)
         if labels_here is not None:
@@ -148,7 +148,7 @@ for turn in turns.itertuples(index=False):
                 consensus = ""
                 if pd.notna(first["majority_family"]):
                     consensus = (
-                        f" — consensus **{first['majority_family']}** "
+                        f" — consensus **{ui.escape_md(first['majority_family'])}** "
                         f"({ui.fmt_int(first['n_agreeing'])}/{ui.fmt_int(first['n_annotators'])})"
                     )
                 labels_txt = "; ".join(
@@ -156,7 +156,7 @@ for turn in turns.itertuples(index=False):
                     for r in group.itertuples(index=False)
                 )
                 lines.append(
-                    f":material/label: `{scheme}`{consensus}  \n{ui.escape_md(labels_txt)}"
+                    f":material/label: {ui.escape_md(scheme)}{consensus}  \n{ui.escape_md(labels_txt)}"
                 )
                 queries_txt = group["standalone_query"].dropna().unique().tolist()
                 if queries_txt:
@@ -167,8 +167,9 @@ for turn in turns.itertuples(index=False):
             st.markdown(
                 ":material/star: "
                 + "; ".join(
-                    f"{r.aspect} = {ui.fmt_value(r.value)}"
-                    + f" ({r.rater_kind}{' ' + ui.txt(r.rater_id) if ui.txt(r.rater_id) else ''})"
+                    f"{ui.escape_md(r.aspect)} = {ui.fmt_value(r.value)}"
+                    + f" ({ui.escape_md(r.rater_kind)}"
+                    + (f" {ui.escape_md(r.rater_id)})" if ui.txt(r.rater_id) else ")")
                     for r in rated.itertuples(index=False)
                 )
             )

@@ -10,6 +10,14 @@ from csrwh.dashboard import queries as q
 from csrwh.dashboard import ui
 
 NO_DQ = "No data-quality results in this warehouse."
+#: the failed-expectations table: column -> heading
+FAILED_COLUMNS = {
+    "suite": "suite",
+    "expectation": "expectation",
+    "severity": "severity",
+    "observed_value": "observed",
+    "why": "why it matters",
+}
 
 ui.page_header(
     "Data health",
@@ -55,9 +63,14 @@ else:
         st.success("Every expectation of this run passed.")
     else:
         st.markdown("**Failed expectations**")
-        ui.show_table(
-            failed.drop(columns=["success"]), formats={"observed_value": lambda v: ui.txt(v)[:120]}
-        )
+        # five columns that fit the page: a row is a line or three, not a column of wrapped
+        # words; the table, type and error of every outcome are in "All outcomes" below
+        shown = failed.assign(
+            observed_value=failed["observed_value"].where(
+                failed["observed_value"].notna(), failed["error"]
+            )
+        )[list(FAILED_COLUMNS)].rename(columns=FAILED_COLUMNS)
+        ui.show_table(shown, formats={"observed": lambda v: ui.shorten(v, 60)})
     left, right = st.columns([2, 3])
     with left:
         st.markdown("**Per suite**")

@@ -67,7 +67,7 @@ if distribution.empty:
     st.info("No intent labels in the chosen corpora.")
     st.stop()
 for (corpus, scheme), group in distribution.groupby(["corpus", "label_scheme"], sort=False):
-    st.markdown(f"**{corpus}** · `{scheme}`")
+    st.markdown(f"**{ui.escape_md(corpus)}** · {ui.escape_md(scheme)}")
     chart = (
         alt.Chart(group)
         .mark_bar()
@@ -75,8 +75,12 @@ for (corpus, scheme), group in distribution.groupby(["corpus", "label_scheme"], 
             x=alt.X(
                 "share_of_labels:Q", title="share of primary labels", axis=alt.Axis(format="%")
             ),
-            y=alt.Y("raw_label:N", sort="-x", title=None),
-            color=alt.Color("intent_family:N", title="family"),
+            y=alt.Y("raw_label:N", sort="-x", title=None, axis=ui.label_axis()),
+            color=alt.Color(
+                "intent_family:N",
+                scale=ui.category_scale(group["intent_family"]),
+                legend=ui.full_legend("family"),
+            ),
             tooltip=[
                 "raw_label",
                 "intent_family",

@@ -38,8 +38,12 @@ chart = (
     .mark_bar()
     .encode(
         x=alt.X("n_conversations:Q", title="conversations", stack="zero"),
-        y=alt.Y("corpus_subset:N", title=None, sort=None),
-        color=alt.Color("domain:N", title="domain / task"),
+        y=alt.Y("corpus_subset:N", title=None, sort=None, axis=ui.label_axis()),
+        color=alt.Color(
+            "domain:N",
+            scale=ui.category_scale(chart_data["domain"]),
+            legend=ui.full_legend("domain / task"),
+        ),
         tooltip=["corpus", "subset", "language", "domain", "n_conversations", "n_utterances"],
     )
     .properties(height=max(160, 30 * chart_data["corpus_subset"].nunique()))

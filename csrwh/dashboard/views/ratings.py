@@ -46,8 +46,12 @@ chart = (
     .mark_bar()
     .encode(
         x=alt.X("mean_normalized:Q", title="mean normalised value", scale=alt.Scale(domain=[0, 1])),
-        y=alt.Y("label:N", title=None, sort=None),
-        color=alt.Color("corpus:N"),
+        y=alt.Y("label:N", title=None, sort=None, axis=ui.label_axis()),
+        color=alt.Color(
+            "corpus:N",
+            scale=ui.category_scale(aspects_chart["corpus"]),
+            legend=ui.full_legend("corpus"),
+        ),
         opacity=alt.condition("datum.higher_is_better", alt.value(1.0), alt.value(0.5)),
         tooltip=[
             "corpus",

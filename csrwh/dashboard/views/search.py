@@ -75,13 +75,14 @@ st.markdown(f"[Open the conversation in the browser]({link})")
 if not trail["turn"].empty:
     t = trail["turn"].iloc[0]
     with st.chat_message("user" if t["role"] == "user" else "assistant"):
-        st.markdown(ui.escape_md(t["text"]))
+        ui.show_text(t["text"])  # as text: no Markdown from the corpus
 
 serps, clicks, landing = trail["serp_views"], trail["clicks"], trail["landing_pages"]
 for query in trail["queries"].itertuples(index=False):
     with st.container(border=True):
         st.markdown(
-            f"**Query** `{query.query_id}` · {query.source_engine} · {str(query.queried_at)[:19]}  \n"
+            f"**Query** {ui.escape_md(query.query_id)} · {ui.escape_md(query.source_engine)} · "
+            f"{str(query.queried_at)[:19]}  \n"
             f"### {ui.escape_md(query.query_text)}"
         )
         cols = st.columns(3)
@@ -93,7 +94,7 @@ for query in trail["queries"].itertuples(index=False):
             "none",
             lambda s: (
                 f"page {ui.fmt_int(s.page_number)} · {ui.fmt_float(s.dwell_ms / 1000, 1)} s  \n"
-                f"[{ui.txt(s.url)[:60]}…]({ui.txt(s.url)})"
+                + ui.md_link(ui.txt(s.url)[:60] + "…", s.url)
             ),
         )
         _trail_column(
@@ -103,8 +104,8 @@ for query in trail["queries"].itertuples(index=False):
             query.query_id,
             "no click",
             lambda k: (
-                f"rank {ui.fmt_int(k.rank)} · {k.click_type}  \n"
-                f"[{ui.txt(k.url)[:60]}…]({ui.txt(k.url)})"
+                f"rank {ui.fmt_int(k.rank)} · {ui.escape_md(k.click_type)}  \n"
+                + ui.md_link(ui.txt(k.url)[:60] + "…", k.url)
             ),
         )
         _trail_column(
@@ -115,6 +116,7 @@ for query in trail["queries"].itertuples(index=False):
             "none",
             lambda p: (
                 f"helpfulness **{ui.fmt_value(p.helpfulness)}**/4 · "
-                f"{ui.fmt_float(p.dwell_ms / 1000, 1)} s  \n[{ui.txt(p.url)[:60]}]({ui.txt(p.url)})"
+                f"{ui.fmt_float(p.dwell_ms / 1000, 1)} s  \n"
+                + ui.md_link(ui.txt(p.url)[:60], p.url)
             ),
         )
