@@ -206,9 +206,13 @@ def run_query(
 
     The query runs on a locked read-only connection (:func:`connect_locked`); it cannot
     write or read files nor change settings. The output files are written here, after
-    :func:`check_output_file` (``csv`` ``-``: standard output). Printed rows are a table on a
+    :func:`check_output_file` (``csv`` ``-``: standard output; ``data_dir`` None: the data
+    folder of :func:`csrwh.config.resolve_data_dir`). Printed rows are a table on a
     terminal and plain CSV off one (a pipe, a file).
     """
+    from csrwh.config import resolve_data_dir
+
+    data_dir = resolve_data_dir(data_dir)  # None: $CSRWH_DATA_DIR, else data/raw
     if csv is not None and str(csv) != "-":
         check_output_file(csv, "--csv", warehouse, data_dir)
     if parquet is not None:
