@@ -548,8 +548,10 @@ def command_cases(
 
     @case("24.8", "sample --out <real corpora>", "2, refused; no file overwritten")
     def _(row, trial):
+        from csrwh.sample import generate
+
         real = trial / "corpora"
-        shutil.copytree(original, real)
+        generate(real, scale=1, seed=5)  # other bytes than sample's default seed writes
         for marker in real.rglob(".csrwh-sample.json"):  # as fetched or copied corpora are
             marker.unlink()
         before = files_of(real)
