@@ -84,7 +84,7 @@ docs: $(STAMP) ## dbt docs of WAREHOUSE= (default warehouse/demo.duckdb) into $(
 bench: $(STAMP) ## print ingest and build benchmarks
 	$(BIN)/python benchmarks/ingest.py
 
-faults: $(STAMP) ## fault injection: signals and kills at each build phase, concurrent builds, damaged input
+faults: $(STAMP) ## fault injection: signals and kills at each build phase, concurrent builds, damaged input, user commands
 	$(BIN)/python benchmarks/faults.py
 
 clean:

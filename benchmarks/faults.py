@@ -15,6 +15,16 @@ goes all the way to publishing) and injects one fault:
 * a disk-full tmpfs holding the warehouse (root only; skipped with the reason otherwise);
 * damaged input: ``crs_arena_dial_open.json`` truncated to half, the ``crsarena-dial`` folder renamed.
 
+* ``commands`` (issue 24): what the other commands do to the published warehouse and to the
+  user's files — ``sql --csv/--parquet`` onto the warehouse, its WAL, a data-folder file, a
+  directory and ``-``; a lock that is a symlink or a directory; ``sample --out`` a folder of real
+  corpora and its own output; ``validate``; markup in a value; ``--port 99999``; ``--out`` under
+  a file; bad ``CSRWH_MEMORY_LIMIT``/``CSRWH_THREADS``; and, as the issue describes them, a
+  stale WAL, two stray quotes in ``votes_open.csv``, ``export --trec-dir`` into a user's folder
+  and ``report --out`` over a user's ``tables/``. A second table: case, exit code, published
+  sha256 unchanged, records lost (conversations rows of the published warehouse lost, plus the
+  user's files changed or removed, plus — for the votes — records neither landed nor rejected).
+
 For each it checks that the published file is intact (the same bytes, or — for the concurrent
 builds — a complete build of one input, never a mix, readable by a fresh reader), that the next
 plain build recovers (exits 0 and leaves no working or lock file; it publishes the changed input,
@@ -347,6 +357,419 @@ def disk_full_trial(runner: Runner, row: Row, baseline: Path, changed: Path) -> 
         subprocess.run(["umount", str(mount)], check=False)
 
 
+# --------------------------------------------------------------------------- commands (issue 24)
+
+
+@dataclass
+class CommandRow:
+    """One user-command case: what it did to the published warehouse and to the user's data."""
+
+    item: str
+    case: str
+    expected: str
+    code: int | None = None
+    published_unchanged: bool | None = None
+    records_lost: int | None = None
+    ok: bool = False
+    note: str = ""
+
+
+def cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = TIMEOUT):
+    return subprocess.run(
+        [sys.executable, "-m", "csrwh.cli", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "DO_NOT_TRACK": "1", "COLUMNS": "200", **(env or {})},
+        timeout=timeout,
+    )
+
+
+def one_line(result: subprocess.CompletedProcess[str]) -> bool:
+    """No traceback and at most one ``error:`` line (usage errors print click's own lines)."""
+    return "Traceback" not in result.stderr and (
+        sum(line.startswith("error:") for line in result.stderr.splitlines()) <= 1
+    )
+
+
+def rows_of(warehouse: Path) -> int:
+    """Rows of the conversations mart (0 when the file is no longer a readable warehouse)."""
+    try:
+        return query(warehouse, "select count(*) from conversations")[0][0]
+    except Exception:  # noqa: BLE001
+        return 0
+
+
+def files_of(folder: Path) -> dict[str, str]:
+    if not folder.exists():
+        return {}
+    return {str(p.relative_to(folder)): sha256(p) for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def lost_files(before: dict[str, str], after: dict[str, str]) -> int:
+    """User files removed or changed."""
+    return sum(after.get(name) != digest for name, digest in before.items())
+
+
+def _published_case(
+    row: CommandRow, trial: Path, baseline: Path, args_of, expect_code, **env: str
+) -> None:
+    """Run a command against a copy of the published warehouse; the warehouse must stay."""
+    warehouse = fresh_site(trial, baseline)
+    before, n = sha256(warehouse), rows_of(warehouse)
+    result = cli(*args_of(warehouse), cwd=trial, env=env)
+    row.code = result.returncode
+    row.published_unchanged = sha256(warehouse) == before
+    row.records_lost = n - rows_of(warehouse)
+    row.ok = (
+        row.code in expect_code and row.published_unchanged and not row.records_lost
+    ) and one_line(result)
+    if not one_line(result):
+        row.note = "not one error line"
+    (trial / "stderr.txt").write_text(result.stderr)
+
+
+def command_cases(
+    runner: Runner, baseline: Path, original: Path, items: list[str] | None = None
+) -> list[CommandRow]:
+    rows: list[CommandRow] = []
+
+    def case(item: str, name: str, expected: str):
+        def wrap(fn):
+            if items and not any(item.startswith(wanted) for wanted in items):
+                return fn
+            row = CommandRow(item, name, expected)
+            rows.append(row)
+            trial = runner.trial_dir(f"cmd-{item}-{name}"[:60])
+            t0 = time.time()
+            try:
+                fn(row, trial)
+            except Exception as exc:  # noqa: BLE001 - a harness failure is a failed case
+                row.note = f"harness: {str(exc)[:120]}"
+            print(
+                f"  {item} {name}: exit {row.code} published unchanged {row.published_unchanged} "
+                f"lost {row.records_lost} ok {row.ok} ({time.time() - t0:.0f}s)",
+                flush=True,
+            )
+            return fn
+
+        return wrap
+
+    data_dir = ("--data-dir", str(original))
+
+    @case("24.1", "sql --parquet <warehouse>", "2, refused")
+    def _(row, trial):
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: ("sql", "select 1", "--parquet", str(w), "--warehouse", str(w), *data_dir),
+            {2},
+        )
+
+    @case("24.1", "sql --csv <warehouse>.wal", "2, refused")
+    def _(row, trial):
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: ("sql", "select 1", "--csv", f"{w}.wal", "--warehouse", str(w), *data_dir),
+            {2},
+        )
+
+    @case("24.1", "sql --csv <data folder file>", "2, refused")
+    def _(row, trial):
+        data = trial / "data"
+        shutil.copytree(original, data)
+        before = files_of(data)
+        target = data / "crsarena-dial/data/votes_open.csv"
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: (
+                "sql",
+                "select 1",
+                "--csv",
+                str(target),
+                "--warehouse",
+                str(w),
+                "--data-dir",
+                str(data),
+            ),
+            {2},
+        )
+        row.records_lost = (row.records_lost or 0) + lost_files(before, files_of(data))
+        row.ok = row.ok and not row.records_lost
+
+    @case("24.1/24.13", "sql --csv <directory>", "2, refused")
+    def _(row, trial):
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: ("sql", "select 1", "--csv", str(w.parent), "--warehouse", str(w), *data_dir),
+            {2},
+        )
+
+    @case("24.1", "sql --csv - (standard output)", "0, CSV on stdout, no file '-'")
+    def _(row, trial):
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: ("sql", "select 1 as x", "--csv", "-", "--warehouse", str(w), *data_dir),
+            {0},
+        )
+        row.ok = row.ok and not (trial / "-").exists()
+
+    @case("24.7", "lock is a symlink to a user file", "1, refused; the file untouched")
+    def _(row, trial):
+        victim = trial / "victim.txt"
+        victim.write_text("precious\n")
+        warehouse = fresh_site(trial, baseline)
+        warehouse.with_name(warehouse.name + ".lock").symlink_to(victim)
+        before, n = sha256(warehouse), rows_of(warehouse)
+        result = cli("build", "--warehouse", str(warehouse), *data_dir, cwd=trial)
+        row.code = result.returncode
+        row.published_unchanged = sha256(warehouse) == before
+        row.records_lost = (n - rows_of(warehouse)) + (victim.read_text() != "precious\n")
+        row.ok = row.code == 1 and row.published_unchanged and not row.records_lost
+        row.ok = row.ok and one_line(result)
+
+    @case("24.13", "lock is a directory", "1, one line")
+    def _(row, trial):
+        def args(w):
+            w.with_name(w.name + ".lock").mkdir()
+            return ("build", "--warehouse", str(w), *data_dir)
+
+        _published_case(row, trial, baseline, args, {1})
+
+    @case("24.8", "sample --out <real corpora>", "2, refused; no file overwritten")
+    def _(row, trial):
+        from csrwh.sample import generate
+
+        real = trial / "corpora"
+        generate(real, scale=1, seed=5)  # other bytes than sample's default seed writes
+        for marker in real.rglob(".csrwh-sample.json"):  # as fetched or copied corpora are
+            marker.unlink()
+        before = files_of(real)
+        result = cli("sample", "--out", str(real), cwd=trial)
+        row.code = result.returncode
+        row.records_lost = lost_files(before, files_of(real))
+        row.published_unchanged = True  # sample never opens a warehouse
+        row.ok = row.code == 2 and not row.records_lost and one_line(result)
+
+    @case("24.8", "sample --out <its own output> (make demo)", "0")
+    def _(row, trial):
+        out = trial / "sample"
+        first = cli("sample", "--out", str(out), cwd=trial)
+        result = cli("sample", "--out", str(out), cwd=trial)
+        row.code = result.returncode
+        row.records_lost = 0
+        row.published_unchanged = True
+        row.ok = first.returncode == 0 and row.code == 0
+
+    @case("24.9", "validate", "0, published file byte-identical")
+    def _(row, trial):
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: ("validate", "--no-docs", "--warehouse", str(w), *data_dir),
+            {0},
+        )
+
+    @case("24.13", "sql \"select '[/x]'\"", "0, prints [/x]")
+    def _(row, trial):
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: ("sql", "select '[/x]' as v", "--warehouse", str(w), *data_dir),
+            {0},
+        )
+
+    @case("24.13", "dashboard --port 99999", "2, usage error")
+    def _(row, trial):
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: ("dashboard", "--port", "99999", "--warehouse", str(w), *data_dir),
+            {2},
+        )
+
+    @case("24.13", "export --out <under a file>", "1, one line")
+    def _(row, trial):
+        (trial / "a_file").write_text("x")
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: ("export", "--out", str(trial / "a_file" / "x"), "--warehouse", str(w)),
+            {1, 2},
+        )
+
+    for value in ("nan", "inf", "1e12"):
+
+        @case("24.13", f"CSRWH_MEMORY_LIMIT={value} build (up to date)", "2, one line")
+        def _(row, trial, value=value):
+            _published_case(
+                row,
+                trial,
+                baseline,
+                lambda w: ("build", "--warehouse", str(w), *data_dir),
+                {2},
+                CSRWH_MEMORY_LIMIT=value,
+            )
+
+    @case("24.13", "CSRWH_THREADS=x ingest", "2, one line")
+    def _(row, trial):
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: ("ingest", "--warehouse", str(w), *data_dir),
+            {2},
+            CSRWH_THREADS="x",
+        )
+
+    # ---- items other helpers fix in parallel: the CLI as the issue describes it
+    @case("24.2", "stale WAL beside the published file, then build", "0, rebuilt, readers OK")
+    def _(row, trial):
+        warehouse = fresh_site(trial, baseline)
+        n = rows_of(warehouse)
+        writer = (
+            "import duckdb, os, sys\n"
+            "con = duckdb.connect(sys.argv[1])\n"
+            "con.execute('pragma disable_checkpoint_on_shutdown')\n"
+            "con.execute('set checkpoint_threshold = \\'1TB\\'')\n"
+            "con.execute('create table main.stray as select 1 as x')\n"
+            "os._exit(0)\n"
+        )
+        subprocess.run([sys.executable, "-c", writer, str(warehouse)], check=True, timeout=120)
+        result = cli("build", "--warehouse", str(warehouse), *data_dir, cwd=trial)
+        row.code = result.returncode
+        row.published_unchanged = None
+        row.records_lost = n - rows_of(warehouse)
+        ok_reader = readable(warehouse) and not wal_path_of(warehouse).exists()
+        row.ok = row.code == 0 and ok_reader and not row.records_lost and one_line(result)
+        row.note = "" if ok_reader else "a WAL is left beside the published file"
+
+    @case(
+        "24.3",
+        "two stray quotes 11 lines apart in votes_open.csv",
+        "rejects those lines, none lost",
+    )
+    def _(row, trial):
+        import csv
+
+        data = trial / "data"
+        shutil.copytree(original, data)
+        path = data / "crsarena-dial/data/votes_open.csv"
+        with path.open(newline="", encoding="utf-8") as fh:
+            n_records = sum(1 for _ in csv.reader(fh)) - 1
+        lines = path.read_text("utf-8").splitlines(True)
+        lines[2] = lines[2].rstrip("\n") + '"oops\n'
+        lines[13] = lines[13].rstrip("\n") + 'oops"\n'
+        path.write_text("".join(lines), "utf-8")
+        warehouse = fresh_site(trial, baseline)
+        result = cli(
+            "build",
+            "--warehouse",
+            str(warehouse),
+            "--data-dir",
+            str(data),
+            "--allow-rejects",
+            cwd=trial,
+        )
+        row.code = result.returncode
+        landed = query(warehouse, "select count(*) from votes where environment = 'open'")[0][0]
+        rejected = query(
+            warehouse,
+            "select count(*) from raw.rejected_records where source_path like '%votes_open.csv'",
+        )[0][0]
+        # records neither landed nor covered by a rejected line (a reject is a line, a record
+        # may span lines: an upper bound on what is lost, not an exact count)
+        row.records_lost = max(0, n_records - landed - rejected)
+        row.published_unchanged = None
+        row.ok = row.code in (0, 3) and row.records_lost == 0 and one_line(result)
+        row.note = f"{n_records} records: {landed} landed, {rejected} line(s) rejected"
+
+    @case(
+        "24.5", "export --trec-dir <folder with the user's topics.tsv>", "refused; file untouched"
+    )
+    def _(row, trial):
+        folder = trial / "mine"
+        folder.mkdir()
+        (folder / "topics.tsv").write_text("my topics\n")
+        before = files_of(folder)
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: (
+                "export",
+                "--out",
+                str(trial / "exp"),
+                "--trec-dir",
+                str(folder),
+                "--warehouse",
+                str(w),
+            ),
+            {1, 2},
+        )
+        row.records_lost = (row.records_lost or 0) + lost_files(before, files_of(folder))
+        row.ok = row.ok and not row.records_lost
+
+    @case("24.6", "report --out <folder with the user's tables/>", "the user's files kept")
+    def _(row, trial):
+        folder = trial / "rep"
+        (folder / "tables").mkdir(parents=True)
+        (folder / "tables" / "mine.csv").write_text("a,b\n1,2\n")
+        before = files_of(folder / "tables")
+        _published_case(
+            row,
+            trial,
+            baseline,
+            lambda w: ("report", "--out", str(folder), "--warehouse", str(w)),
+            {0, 1, 2},
+        )
+        after = files_of(folder / "tables")
+        row.records_lost = (row.records_lost or 0) + sum(
+            after.get(k) != v for k, v in before.items()
+        )
+        row.ok = row.ok and not row.records_lost
+
+    return rows
+
+
+def wal_path_of(path: Path) -> Path:
+    return path.with_name(path.name + ".wal")
+
+
+PIPE = "\\|"  # a literal | inside a Markdown table cell
+
+
+def print_command_table(rows: list[CommandRow]) -> None:
+    def yes(value: bool | None) -> str:
+        return "n/a (a build)" if value is None else ("yes" if value else "**no**")
+
+    print()
+    print(
+        "| item | case | expected | exit code | published sha256 unchanged | records lost | as expected | notes |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r.item} | {r.case.replace('|', PIPE)} | {r.expected} | {r.code} | "
+            f"{yes(r.published_unchanged)} | {r.records_lost} | {'yes' if r.ok else '**no**'} | "
+            f"{r.note} |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -357,12 +780,18 @@ def main() -> None:
         "--only",
         nargs="*",
         default=None,
-        help="run only these faults: signals, concurrent, disk, damaged",
+        help="run only these faults: signals, concurrent, disk, damaged, commands",
+    )
+    parser.add_argument(
+        "--items",
+        nargs="*",
+        default=None,
+        help="commands: run only the cases of these issue-24 items (e.g. 24.1 24.9)",
     )
     args = parser.parse_args()
     root = args.root or Path(tempfile.mkdtemp(prefix="csrwh-faults-"))
     root.mkdir(parents=True, exist_ok=True)
-    only = set(args.only or ["signals", "concurrent", "disk", "damaged"])
+    only = set(args.only or ["signals", "concurrent", "disk", "damaged", "commands"])
     runner = Runner(root)
     started = time.time()
     print(f"faults: working in {root}", flush=True)
@@ -408,6 +837,9 @@ def main() -> None:
             Row("disk full (tmpfs)", "any", "1 (one line)"),
             lambda row: disk_full_trial(runner, row, baseline, changed),
         )
+    command_rows: list[CommandRow] = []
+    if "commands" in only:
+        command_rows = command_cases(runner, baseline, original, args.items)
     if "damaged" in only:
         run(
             Row("truncated crs_arena_dial_open.json", "ingest", "3 (--allow-rejects)"),
@@ -423,17 +855,21 @@ def main() -> None:
         f"Fault injection, {time.strftime('%Y-%m-%d')}, {platform.node()} ({os.cpu_count()} cores), "
         f"{time.time() - started:.0f} s"
     )
-    print()
-    print(
-        "| fault | phase | trials | published file intact | recovered by the next build | exit code as documented | exit codes | notes |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
+    if rows:
+        print()
+        print(
+            "| fault | phase | trials | published file intact | recovered by the next build | exit code as documented | exit codes | notes |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
             f"| {r.fault} | {r.phase} | {r.trials} | {r.intact}/{r.trials} | {r.recovered}/{r.trials} | "
             f"{r.as_documented}/{r.trials} (expected {r.expected}) | {', '.join(map(str, r.codes))} | "
             f"{'; '.join(r.notes)} |"
         )
+
+    if command_rows:
+        print_command_table(command_rows)
 
 
 if __name__ == "__main__":

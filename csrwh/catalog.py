@@ -39,6 +39,39 @@ BOOKKEEPING = {
     "volume checks, open-vocabulary and lineage warnings (suite, table, severity, outcome).",
 }
 
+#: the columns of the bookkeeping tables (the build writes them, not dbt, so no comment is
+#: stored): ``csrwh describe dq_results`` shows these (docs/ARCHITECTURE.md has the same table)
+BOOKKEEPING_COLUMNS: dict[str, dict[str, str]] = {
+    "build_info": {
+        "build_id": "The published build's id (`<UTC time>-<8 hex>`); reports and exports cite it.",
+        "built_at": "When the build recorded itself, just before its gate (local time of the "
+        "machine that built it).",
+        "data_dir": "The data folder the build read its input files from.",
+        "project_fingerprint": "Digest of the project files (models, macros, seeds, tests, "
+        "suites, csrwh and dbt versions): a change makes the next build rebuild what it affects.",
+        "csrwh_version": "The csrwh version that built the warehouse.",
+        "inputs_digest": "Digest of every landed input file (path, size, sha256 in "
+        "raw.ingest_files): equal to the data folder's means nothing to rebuild.",
+        "n_input_files": "How many input files the build landed (rows of raw.ingest_files).",
+    },
+    "dq_results": {
+        "run_id": "The build id (the build's gate) or the run id of a `csrwh validate` run.",
+        "validated_at": "When the run validated (UTC).",
+        "suite": "Suite name: `expectations/<group>/<suite>.yml`, or `volume`, "
+        "`open_vocabulary`, `lineage_completeness` (the build's own checks).",
+        "table_name": "The table the expectation ran on (`main.turns`, `raw.cosrec__quality`).",
+        "expectation": "The expectation's name, unique in its suite.",
+        "expectation_type": "Great Expectations type (`expect_column_values_to_not_be_null`, "
+        "...) or the build check's kind.",
+        "severity": "`critical` (a failure blocks publishing) or `warning` (reported only).",
+        "success": "Whether the expectation passed.",
+        "observed_value": "What was observed (a count, share or value), as JSON.",
+        "offending_rows": "The first offending rows (at most 5) as JSON; NULL when none.",
+        "error": "The exception text when the expectation could not be evaluated; NULL otherwise.",
+        "why": "The suite's explanation of why the expectation holds.",
+    },
+}
+
 
 @dataclass(frozen=True)
 class TableInfo:
@@ -197,7 +230,11 @@ def columns(con: duckdb.DuckDBPyConnection, table: TableInfo) -> list[ColumnInfo
         "order by column_index",
         [table.schema, table.name],
     ).fetchall()
-    fallback = _source_docs().get(table.name, ("", {}))[1] if table.layer == "raw" else {}
+    fallback: dict[str, str] = {}
+    if table.layer == "raw":
+        fallback = _source_docs().get(table.name, ("", {}))[1]
+    elif table.layer == "bookkeeping":
+        fallback = BOOKKEEPING_COLUMNS.get(table.name, {})
     return [ColumnInfo(n, t, c or fallback.get(n, "")) for n, t, c in rows]
 
 
@@ -226,6 +263,11 @@ def _rows(info: TableInfo) -> str:
     return "view" if info.rows is None else f"{info.rows:,}"
 
 
+#: what a missing description shows
+def _dash() -> Text:
+    return Text("—", style="dim")
+
+
 def tables_view(tables: list[TableInfo], width: int = 100) -> Group:
     """One table per layer: name, rows, one-line description."""
     parts = []
@@ -238,7 +280,11 @@ def tables_view(tables: list[TableInfo], width: int = 100) -> Group:
         table.add_column("rows", justify="right", no_wrap=True)
         table.add_column("description")
         for t in chosen:
-            table.add_row(t.qualified, _rows(t), one_line(t.description, width) or "[dim]—[/dim]")
+            table.add_row(
+                Text(t.qualified),
+                _rows(t),
+                Text(one_line(t.description, width)) if t.description.strip() else _dash(),
+            )
         parts.append(table)
     return Group(*parts)
 
@@ -256,6 +302,7 @@ def describe_view(table: TableInfo, cols: list[ColumnInfo]) -> Group:
     grid.add_column("type")
     grid.add_column("description")
     for c in cols:
-        grid.add_row(c.name, c.data_type, " ".join(c.description.split()) or "[dim]—[/dim]")
+        text = " ".join(c.description.split())
+        grid.add_row(Text(c.name), Text(c.data_type), Text(text) if text else _dash())
     about = Text(" ".join(table.description.split()) or "(no description stored)")
     return Group(head, about, Text(""), grid)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from csrwh import config
 from csrwh.errors import CsrwhError, ensure_port_free
@@ -91,8 +92,8 @@ def sample(
 
     counts = generate(out, scale=scale, seed=seed)
     for corpus, n in counts.items():
-        console.print(f"  {corpus}: {n} files")
-    console.print(f"[green]Sample corpora written to[/green] {out}")
+        console.print(f"  {corpus}: {n} files", markup=False)
+    console.print(f"[green]Sample corpora written to[/green] {escape(str(out))}")
 
 
 @app.command()
@@ -129,6 +130,7 @@ def ingest(
     A scratch copy of the published warehouse plus this ingest, to see what a build would land
     and reject; the published warehouse itself is only ever replaced by `csrwh build`.
     """
+    config.check_env()
     from csrwh.build import ingest_only
 
     target = config.resolve_warehouse(warehouse)
@@ -142,7 +144,8 @@ def ingest(
             exit_code=3,
         )
     console.print(
-        f"Landed in {result.landed} (scratch copy; {target} is unchanged: `csrwh build` publishes)"
+        f"Landed in {result.landed} (scratch copy; {target} is unchanged: `csrwh build` publishes)",
+        markup=False,
     )
 
 
@@ -200,6 +203,7 @@ def build(
     Refuses (exit 3) input that looks damaged against the published build unless accepted;
     exits 75 if another build of the warehouse is running (see --wait); 130/143 on SIGINT/SIGTERM.
     """
+    config.check_env()  # bad CSRWH_MEMORY_LIMIT/CSRWH_THREADS: one line, even when up to date
     from csrwh.allocator import tune_for_build
 
     tune_for_build()  # before Arrow is imported or a thread started (csrwh/allocator.py)
@@ -223,15 +227,19 @@ def build(
         full=full,
     )
     if result.up_to_date:
-        console.print(f"{target} is up to date ({result.summary()})")
+        console.print(f"{target} is up to date ({result.summary()})", markup=False)
         return
     for line in result.accepted:
-        console.print(f"[yellow]accepted:[/yellow] {line}")
+        console.print(f"[yellow]accepted:[/yellow] {escape(line)}")
     console.print(
-        f"[green]Published[/green] {target} (build {result.build_id}; {result.summary()})",
+        f"[green]Published[/green] {escape(str(target))} (build {result.build_id}; "
+        f"{escape(result.summary())})",
         soft_wrap=True,
     )
-    console.print(f'Query it with: csrwh sql --warehouse {target} "select * from corpus_stats"')
+    console.print(
+        f'Query it with: csrwh sql --warehouse {target} "select * from corpus_stats"',
+        markup=False,
+    )
 
 
 @app.command()
@@ -246,25 +254,35 @@ def validate(
         None, "--docs", help="Data Docs folder (default: <warehouse>.data_docs/ beside it)."
     ),
     no_docs: bool = typer.Option(False, "--no-docs", help="Skip rendering Data Docs."),
-    no_record: bool = typer.Option(False, "--no-record", help="Do not append to main.dq_results."),
+    no_record: bool = typer.Option(
+        False, "--no-record", help="Do not append to dq_results in <warehouse stem>.dq.duckdb."
+    ),
     show_all: bool = typer.Option(False, "--all", help="List passing expectations too."),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
-    """Run the expectation suites (expectations/) against the warehouse; exit 1 on a critical failure."""
+    """Run the expectation suites (expectations/) against the warehouse, read-only; exit 1 on a
+    critical failure. Results go to dq_results in <warehouse stem>.dq.duckdb beside it (the
+    published warehouse is never written: only `csrwh build` replaces it)."""
     import time
 
-    from csrwh.validate import print_summary
+    config.check_env()
+    from csrwh.validate import print_summary, record_results, results_sidecar
     from csrwh.validate import validate as run_validation
 
+    target = config.resolve_warehouse(warehouse)
     outcome = run_validation(
-        config.resolve_warehouse(warehouse),
+        target,
         run_id or time.strftime("validate-%Y%m%dT%H%M%SZ", time.gmtime()),
         suites=suites or None,
         data_docs_dir=None if no_docs else (docs or "beside"),
-        record=not no_record,
+        record=False,
     )
     print_summary(outcome, console, show_passed=show_all)
+    if not no_record:
+        sidecar = results_sidecar(target)
+        record_results(sidecar, outcome)
+        console.print(f"Results recorded in {sidecar} (table dq_results)", markup=False)
     if not outcome.success:
         raise CsrwhError(
             f"{len(outcome.critical_failures)} critical expectation(s) failed",
@@ -275,7 +293,7 @@ def validate(
 
 @app.command()
 def dashboard(
-    port: int = typer.Option(8501, "--port", help="Port on 127.0.0.1."),
+    port: int = typer.Option(8501, "--port", min=1, max=65535, help="Port on 127.0.0.1."),
     open_browser: bool = typer.Option(False, "--open/--no-open", help="Open a browser tab."),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
@@ -290,7 +308,9 @@ def dashboard(
 @app.command()
 def sql(
     query: str = typer.Argument(..., help="SQL to run against the warehouse (read-only)."),
-    csv: Path | None = typer.Option(None, "--csv", help="Write the result to this CSV file."),
+    csv: Path | None = typer.Option(
+        None, "--csv", help="Write the result to this CSV file ('-': standard output)."
+    ),
     parquet: Path | None = typer.Option(
         None, "--parquet", help="Write the result to this Parquet file."
     ),
@@ -298,11 +318,17 @@ def sql(
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
-    """Run a query against the warehouse; print a table or write CSV/Parquet."""
+    """Run a query against the warehouse; print a table (plain CSV when piped) or write
+    CSV/Parquet (never over the warehouse, its files, the data folder or a directory)."""
     from csrwh.query import run_query
 
     run_query(
-        config.resolve_warehouse(warehouse), query, csv=csv, parquet=parquet, max_rows=max_rows
+        config.resolve_warehouse(warehouse),
+        query,
+        csv=csv,
+        parquet=parquet,
+        max_rows=max_rows,
+        data_dir=config.resolve_data_dir(data_dir),
     )
 
 
@@ -478,7 +504,7 @@ def report(
     from csrwh.report import build_report, check_render
 
     page = build_report(config.resolve_warehouse(warehouse), out)
-    console.print(f"[green]Report written to[/green] {page}")
+    console.print(f"[green]Report written to[/green] {escape(str(page))}")
     if screenshot:
         check = check_render(page, page.with_suffix(".png"))
         if not check.ok:
@@ -486,7 +512,7 @@ def report(
                 f"report did not render cleanly: {check.status} {check.console}",
                 hint="install Debian's chromium: apt-get install -y chromium",
             )
-        console.print(f"Screenshot: {page.with_suffix('.png')}")
+        console.print(f"Screenshot: {page.with_suffix('.png')}", markup=False)
 
 
 def _exit(code: int) -> None:
@@ -547,6 +573,21 @@ def _os_error(exc: OSError) -> CsrwhError | None:
         return CsrwhError(
             f"cannot write{where}: {exc.strerror}",
             hint="choose a writable place (--warehouse, --out, CSRWH_DATA_DIR) or fix its permissions",
+        )
+    if exc.errno == errno.ENOTDIR:
+        return CsrwhError(
+            f"cannot write{where}: a part of that path is a file, not a folder",
+            hint="choose a path whose folders are folders (--out, --warehouse, --csv, …)",
+        )
+    if exc.errno == errno.EISDIR:
+        return CsrwhError(
+            f"cannot write{where}: it is a directory, not a file",
+            hint="name a file, not a folder",
+        )
+    if exc.errno == errno.EEXIST:
+        return CsrwhError(
+            f"cannot create{where}: something is already there (a file where a folder is needed?)",
+            hint="choose a new path (--out, --warehouse, …)",
         )
     if isinstance(exc, (urllib.error.URLError, socket.gaierror, ConnectionError, TimeoutError)):
         reason = getattr(exc, "reason", exc)

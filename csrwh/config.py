@@ -6,7 +6,9 @@ Every command takes ``--data-dir`` and ``--warehouse``; when omitted they come f
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -52,6 +54,8 @@ MAX_MEMORY_LIMIT_MB = 1024
 #: share of the machine's RAM a build lets DuckDB use when that is less than the cap
 MEMORY_SHARE = 0.40
 MEMORY_LIMIT_ENV = "CSRWH_MEMORY_LIMIT"
+#: ``CSRWH_THREADS`` may ask for at most this many threads per core the process may use
+MAX_THREADS_PER_CORE = 4
 THREADS_ENV = "CSRWH_THREADS"
 _UNITS = {
     "": 1,
@@ -93,12 +97,22 @@ def memory_limit_mb() -> int:
     unit = raw[len(number) :] or "mib"
     try:
         value = float(number) * _UNITS[unit] / 2**20
-    except (ValueError, KeyError):
+    except (ValueError, KeyError, OverflowError):
+        value = math.nan
+    if not math.isfinite(value):  # also nan, inf and 1e400
         raise CsrwhError(
             f"{MEMORY_LIMIT_ENV}={os.environ[MEMORY_LIMIT_ENV]!r} is not a size",
             hint="use e.g. 512MB, 1GB or 800 (MB)",
             exit_code=2,
         ) from None
+    machine = _machine_memory_mb()
+    if value > machine:
+        raise CsrwhError(
+            f"{MEMORY_LIMIT_ENV}={os.environ[MEMORY_LIMIT_ENV]!r} is more than this machine's "
+            f"memory ({machine:,} MiB)",
+            hint="use e.g. 512MB or 1GB, or leave it unset for min(1 GiB, 40% of the memory)",
+            exit_code=2,
+        )
     if value < 64:
         raise CsrwhError(
             f"{MEMORY_LIMIT_ENV}={os.environ[MEMORY_LIMIT_ENV]!r} is below DuckDB's workable 64 MB",
@@ -114,15 +128,32 @@ def threads() -> int:
     from csrwh.errors import CsrwhError
 
     raw = os.environ.get(THREADS_ENV, "").strip()
+    cores = _machine_cores()
     if not raw:
-        return _machine_cores()
-    if not raw.isdigit() or int(raw) < 1:
+        return cores
+    if not re.fullmatch(r"[0-9]+", raw) or int(raw) < 1:
         raise CsrwhError(
             f"{THREADS_ENV}={raw!r} is not a positive whole number",
             hint="use e.g. 2, or leave it unset for one per core",
             exit_code=2,
         )
+    most = MAX_THREADS_PER_CORE * cores
+    if int(raw) > most:  # DuckDB starts every thread it is given: 100000 hang the machine
+        raise CsrwhError(
+            f"{THREADS_ENV}={raw!r} is more than {MAX_THREADS_PER_CORE} threads per core "
+            f"({most} here: {cores} core(s))",
+            hint=f"use at most {most}, or leave it unset for one per core",
+            exit_code=2,
+        )
     return int(raw)
+
+
+def check_env() -> None:
+    """Check ``CSRWH_MEMORY_LIMIT`` and ``CSRWH_THREADS`` at the start of a command that uses
+    them (``build``, even when it turns out up to date, and ``ingest``): a bad value is a
+    one-line error before any work."""
+    memory_limit_mb()
+    threads()
 
 
 def duckdb_settings(temp_directory: Path) -> dict[str, str]:

@@ -403,16 +403,19 @@ def print_table(report: EvalReport, per_topic: bool = False, console=None) -> No
 
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = console or Console(width=None if sys.stdout.isatty() else 200)
     measures = report.evaluations[0].measures
-    table = Table(
-        title=f"{report.run_path} · qrels {report.qrels}"
-        + (f" · build {report.build_id}" if report.build_id else "")
+    table = Table(  # values as text, never rich markup (a run's path or topic may hold "[/x]")
+        title=Text(
+            f"{report.run_path} · qrels {report.qrels}"
+            + (f" · build {report.build_id}" if report.build_id else "")
+        )
     )
     table.add_column("kind")
     for measure in measures:
-        table.add_column(measure, justify="right")
+        table.add_column(Text(measure), justify="right")
     for name in ("topics evaluated", "qrels topics missing", "run topics unjudged"):
         table.add_column(name, justify="right")
     for ev in report.evaluations:
@@ -433,10 +436,10 @@ def print_table(report: EvalReport, per_topic: bool = False, console=None) -> No
         topics.add_column("kind")
         topics.add_column("topic")
         for measure in measures:
-            topics.add_column(measure, justify="right")
+            topics.add_column(Text(measure), justify="right")
         for ev in report.evaluations:
             for topic, values in sorted(ev.per_topic.items()):
-                topics.add_row(ev.kind, topic, *[f"{values[m]:.4f}" for m in measures])
+                topics.add_row(ev.kind, Text(topic), *[f"{values[m]:.4f}" for m in measures])
         console.print(topics)
 
 

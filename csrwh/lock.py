@@ -82,6 +82,15 @@ def not_writable_error(folder: Path, exc: OSError | None = None) -> CsrwhError:
     )
 
 
+def link_error(path: Path) -> CsrwhError:
+    """A file a build creates is a symbolic link: writing through it would write its target."""
+    return CsrwhError(
+        f"{path} is a symbolic link; a build never writes through links "
+        f"(it creates {path.name} itself)",
+        hint=f"remove the link {path} (its target is left alone), or build another --warehouse",
+    )
+
+
 class BuildLock:
     """The exclusive build lock of one warehouse (a context manager once acquired)."""
 
@@ -111,10 +120,21 @@ class BuildLock:
         announced = False
         while True:
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                # O_NOFOLLOW: a symbolic link at the lock's path is refused, never written through
+                fd = os.open(
+                    self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644
+                )
             except OSError as exc:
                 if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                     raise not_writable_error(self.path.parent, exc) from None
+                if exc.errno == errno.ELOOP or self.path.is_symlink():
+                    raise link_error(self.path) from None
+                if exc.errno == errno.EISDIR or self.path.is_dir():
+                    raise CsrwhError(
+                        f"the build's lock {self.path} is a directory, not a lock file; "
+                        "not building",
+                        hint=f"move that directory away (a build creates {self.path.name} itself)",
+                    ) from None
                 raise
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -12,12 +12,19 @@ string literal and table names as identifiers.
 
 from __future__ import annotations
 
+import csv as csv_module
+import io
+import json
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
+import polars as pl
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from csrwh.errors import CsrwhError
 
@@ -86,18 +93,136 @@ def _statements(query: str) -> int:
         return 1  # let the real run report the syntax error
 
 
+#: the first bytes of every DuckDB database file (its magic number sits at offset 8)
+_DUCKDB_MAGIC = b"DUCK"
+
+
+def _is_duckdb_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(12)[8:12] == _DUCKDB_MAGIC
+    except OSError:
+        return False
+
+
+def _warehouse_files(warehouse: Path, target: Path) -> bool:
+    """Whether ``target`` is ``warehouse`` or one of the files kept beside it: its WAL, lock,
+    working/failed/ingested copies, ``<warehouse>.build/`` and anything in it, and the
+    ``<stem>.*.duckdb`` sidecars (evaluations, validation results)."""
+    folder = warehouse.parent
+    if target == warehouse or (
+        target.exists() and warehouse.exists() and target.samefile(warehouse)
+    ):
+        return True
+    if target.parent == folder and (
+        target.name.startswith(warehouse.name + ".")
+        or (target.name.startswith(warehouse.stem + ".") and target.suffix == warehouse.suffix)
+    ):
+        return True
+    build = warehouse.with_name(warehouse.name + ".build")
+    return target.is_relative_to(build)
+
+
+def check_output_file(
+    path: Path, option: str, warehouse: Path, data_dir: Path | None = None
+) -> Path:
+    """Refuse, in one line, an output file that would destroy data: the warehouse or a file
+    kept beside it (:func:`_warehouse_files`), any DuckDB database, a file in the data
+    folder, a directory, or a path under a file. Returns the path as given."""
+    target = Path(os.path.abspath(path.expanduser()))
+    resolved = target.resolve()  # through symbolic links: a link to the warehouse is the warehouse
+    warehouse = warehouse.resolve()
+    hint = f"give {option} a new file name outside the warehouse and data folders"
+    for candidate in dict.fromkeys((target, resolved)):
+        if _warehouse_files(warehouse, candidate):
+            raise CsrwhError(
+                f"{option} {path}: that is the warehouse {warehouse.name} or one of its files; "
+                "refusing to overwrite it",
+                hint=hint,
+                exit_code=2,
+            )
+    if data_dir is not None:
+        data = data_dir.resolve()
+        if resolved.is_relative_to(data) or target.is_relative_to(data):
+            raise CsrwhError(
+                f"{option} {path}: it is inside the data folder {data}; refusing to write there",
+                hint=hint,
+                exit_code=2,
+            )
+    if resolved.is_dir():
+        raise CsrwhError(
+            f"{option} {path}: it is a directory, not a file",
+            hint=f"name a file in it, e.g. {option} {Path(path) / ('result.' + option[2:])}",
+            exit_code=2,
+        )
+    if _is_duckdb_file(resolved):
+        raise CsrwhError(
+            f"{option} {path}: it is a DuckDB database; refusing to overwrite it",
+            hint=hint,
+            exit_code=2,
+        )
+    for parent in resolved.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise CsrwhError(
+                    f"{option} {path}: {parent} is a file, not a folder",
+                    hint=f"give {option} a path whose folders are folders",
+                    exit_code=2,
+                )
+            break
+    return path
+
+
+def _csv_text(frame: pl.DataFrame) -> str:
+    """``frame`` as CSV; nested values (lists, structs) as JSON text in their cell."""
+    if not any(dtype.is_nested() or dtype == pl.Object for dtype in frame.dtypes):
+        return frame.write_csv()
+    out = io.StringIO()
+    writer = csv_module.writer(out, lineterminator="\n")
+    writer.writerow(frame.columns)
+    for row in frame.iter_rows():
+        writer.writerow(
+            [
+                ""
+                if v is None
+                else json.dumps(v, default=str, ensure_ascii=False)
+                if isinstance(v, (list, dict))
+                else v
+                for v in row
+            ]
+        )
+    return out.getvalue()
+
+
 def run_query(
     warehouse: Path,
     query: str,
     csv: Path | None = None,
     parquet: Path | None = None,
     max_rows: int = 50,
+    data_dir: Path | None = None,
 ) -> int:
     """Run `query`; write CSV/Parquet when asked, else print up to `max_rows` rows. Returns row count.
 
     The query runs on a locked read-only connection (:func:`connect_locked`); it cannot
-    write or read files nor change settings. The output files are written here.
+    write or read files nor change settings. The output files are written here, after
+    :func:`check_output_file` (``csv`` ``-``: standard output; ``data_dir`` None: the data
+    folder of :func:`csrwh.config.resolve_data_dir`). Printed rows are a table on a
+    terminal and plain CSV off one (a pipe, a file).
     """
+    from csrwh.config import resolve_data_dir
+
+    data_dir = resolve_data_dir(data_dir)  # None: $CSRWH_DATA_DIR, else data/raw
+    if csv is not None and str(csv) != "-":
+        check_output_file(csv, "--csv", warehouse, data_dir)
+    if parquet is not None:
+        if str(parquet) == "-":
+            raise CsrwhError(
+                "--parquet -: Parquet is binary and is not written to standard output",
+                hint="give --parquet a file name, or use --csv - for standard output",
+                exit_code=2,
+            )
+        check_output_file(parquet, "--parquet", warehouse, data_dir)
     if _statements(query) == 0:
         raise CsrwhError(
             "empty query: give the SQL to run",
@@ -123,24 +248,30 @@ def run_query(
             raise CsrwhError(f"query failed: {_one_line(exc)}", hint=hint) from exc
     finally:
         con.close()
-    if csv is not None:
+    if csv is not None and str(csv) == "-":
+        sys.stdout.write(_csv_text(frame))
+    elif csv is not None:
         csv.parent.mkdir(parents=True, exist_ok=True)
-        frame.write_csv(csv)
+        csv.write_text(_csv_text(frame), encoding="utf-8")
     if parquet is not None:
         parquet.parent.mkdir(parents=True, exist_ok=True)
         frame.write_parquet(parquet)
     if csv is None and parquet is None:
-        table = Table(show_lines=False)
-        for column in frame.columns:
-            table.add_column(column, overflow="fold")
-        for row in frame.head(max_rows).iter_rows():
-            table.add_row(*["" if v is None else str(v) for v in row])
-        import sys
-
-        Console(width=None if sys.stdout.isatty() else 250).print(table)
+        shown = frame.head(max_rows)
+        if sys.stdout.isatty():
+            table = Table(show_lines=False)
+            for column in frame.columns:
+                table.add_column(Text(column), overflow="fold")
+            for row in shown.iter_rows():
+                # values are text, never rich markup ("[/x]" in a turn is not a closing tag)
+                table.add_row(*[Text("" if v is None else str(v)) for v in row])
+            Console().print(table)
+        else:  # piped: plain CSV, one record a line, no cell ever wrapped
+            sys.stdout.write(_csv_text(shown))
         if frame.height > max_rows:
             Console(stderr=True).print(
-                f"({frame.height} rows, {max_rows} shown; use --csv for all)"
+                f"({frame.height} rows, {max_rows} shown; use --csv - or --csv FILE for all)",
+                markup=False,
             )
     return frame.height
 

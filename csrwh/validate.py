@@ -331,6 +331,19 @@ def record_results(database: Path, report: ValidationReport) -> None:
         con.close()
 
 
+#: ``csrwh validate`` records its results here, beside the warehouse, never in it: only
+#: ``csrwh build`` writes the published file (the build's gate records ``main.dq_results`` in
+#: its working copy, which it then publishes).
+RESULTS_SIDECAR_SUFFIX = ".dq.duckdb"
+
+
+def results_sidecar(warehouse: Path) -> Path:
+    """``<warehouse stem>.dq.duckdb`` (``csr.duckdb`` -> ``csr.dq.duckdb``): the ``dq_results``
+    of ``csrwh validate`` runs against ``warehouse``."""
+    warehouse = Path(warehouse)
+    return warehouse.with_name(warehouse.stem + RESULTS_SIDECAR_SUFFIX)
+
+
 #: DuckDB threads of GX's connections. GX sends its ~440 queries one at a time and most are
 #: tiny; the few heavy ones parse whole RecLLMSim conversations (JSON) a vector at a time,
 #: and every thread holds its vector's parsed documents. One thread: the gate alone on the

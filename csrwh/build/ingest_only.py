@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from csrwh.build.paths import _ensure_folder, _remove_db, ingested_path
+from csrwh.build.paths import _ensure_folder, _remove_db, ingested_path, refuse_links
 from csrwh.build.signals import _disk_full, _SignalGuard
 from csrwh.errors import CsrwhError
 
@@ -28,6 +28,7 @@ def ingest_only(data_dir: Path, warehouse: Path, corpora: list[str] | None = Non
 
     warehouse = Path(warehouse)
     _ensure_folder(warehouse.parent)
+    refuse_links(warehouse)
     out = ingested_path(warehouse)
     scratch = warehouse.with_name(
         f"{warehouse.name}.ingesting-{os.getpid()}-{uuid.uuid4().hex[:6]}"

@@ -6,7 +6,7 @@ import errno
 import os
 from pathlib import Path
 
-from csrwh.lock import not_writable_error
+from csrwh.lock import link_error, lock_path, not_writable_error
 
 
 def building_path(warehouse: Path, build_id: str | None = None) -> Path:
@@ -70,3 +70,29 @@ def _ensure_folder(folder: Path) -> None:
         raise
     if not os.access(folder, os.W_OK | os.X_OK):
         raise not_writable_error(folder)
+
+
+def refuse_links(warehouse: Path, build_id: str | None = None) -> None:
+    """Refuse (one line) when a file or folder a build of ``warehouse`` creates beside it is a
+    symbolic link: the build would write its target. The lock is also opened with
+    ``O_NOFOLLOW`` (:mod:`csrwh.lock`), so a link made after this check is refused too."""
+    created = [
+        lock_path(warehouse),
+        build_dir(warehouse),
+        state_dir(warehouse),
+        temp_dir(warehouse),
+        dbt_path(warehouse),
+        wal_path(dbt_path(warehouse)),
+        failed_path(warehouse),
+        wal_path(failed_path(warehouse)),
+        ingested_path(warehouse),
+        wal_path(ingested_path(warehouse)),
+    ]
+    if build_id is not None:
+        created += [
+            building_path(warehouse, build_id),
+            wal_path(building_path(warehouse, build_id)),
+        ]
+    for path in created:
+        if path.is_symlink():
+            raise link_error(path)

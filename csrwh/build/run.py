@@ -8,7 +8,7 @@ from pathlib import Path
 
 from csrwh.build.display import console
 from csrwh.build.job import _Build
-from csrwh.build.paths import _ensure_folder
+from csrwh.build.paths import _ensure_folder, refuse_links
 from csrwh.build.result import DEFAULT_MAX_SHRINK, BuildResult, Gate
 from csrwh.build.signals import _disk_full, _interrupted, _SignalGuard
 from csrwh.errors import CsrwhError
@@ -53,6 +53,7 @@ def build(
         full,
     )
     _ensure_folder(warehouse.parent)
+    refuse_links(warehouse, build_id)
     with _SignalGuard() as guard:
         job.guard = guard
         lock = BuildLock(warehouse, build_id, job.work)

@@ -9,13 +9,16 @@ the clock). ``scale`` multiplies every volume linearly.
 
 Each corpus folder also gets a ``.csrwh-sample.json`` marker (ignored by ingest, like
 every dot file) listing the files written, so that a later run with a smaller scale
-removes the files it no longer produces. A folder holding fetched real data (a
-``.csrwh-manifest.json``) is never overwritten.
+removes the files it no longer produces. ``out`` must be new, empty or an earlier sample's
+output: a folder holding anything sample did not write (a file no marker lists, a link, a
+corpus folder without its marker, fetched real data with its ``.csrwh-manifest.json``) is
+refused before anything is written (:func:`check_out`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from csrwh.errors import CsrwhError
@@ -59,6 +62,83 @@ def _remove_stale(folder: Path, old: list[str], new: list[str]) -> None:
             parent = parent.parent
 
 
+def _marker_files(folder: Path) -> set[str] | None:
+    """The files the marker of corpus folder ``folder`` lists (None: no readable marker)."""
+    try:
+        data = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        files = data.get("files") if data.get("generator") == "csrwh.sample" else None
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(files, list):
+        return None
+    return {f for f in files if isinstance(f, str)}
+
+
+def _foreign(out: Path) -> list[Path]:
+    """What ``out`` holds that sample did not write (sorted; empty for a new or empty folder or
+    an earlier sample's output): files no corpus marker lists, links, other folders."""
+    if not out.exists() and not out.is_symlink():
+        return []
+    if out.is_symlink() or not out.is_dir():
+        return [out]
+    known = set(CORPORA)
+    found: list[Path] = []
+    for entry in sorted(out.iterdir()):
+        if entry.name not in known or entry.is_symlink() or not entry.is_dir():
+            found.append(entry)
+            continue
+        listed = _marker_files(entry)
+        for root, dirs, files in os.walk(entry):
+            here = Path(root)
+            for name in sorted(dirs):
+                if (here / name).is_symlink():
+                    found.append(here / name)
+            for name in sorted(files):
+                path = here / name
+                rel = path.relative_to(entry).as_posix()
+                if rel == MARKER and listed is not None and not path.is_symlink():
+                    continue
+                if listed is None or rel not in listed or path.is_symlink():
+                    found.append(path)
+    return found
+
+
+def check_out(out: Path) -> None:
+    """Refuse (one line) an ``out`` that holds files sample did not write: sample would write
+    synthetic files over them or beside them. A new or empty folder, or an earlier sample's
+    output (every file listed in its corpus folder's marker), is fine."""
+    for parent in Path(os.path.abspath(out)).parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise CsrwhError(
+                    f"--out {out}: {parent} is a file, not a folder",
+                    hint="choose a new folder for the sample corpora",
+                    exit_code=2,
+                )
+            break
+    foreign = _foreign(Path(out))
+    if not foreign:
+        return
+    first = foreign[0]
+    if first == Path(out):
+        what = "a link" if first.is_symlink() else "not a folder"
+        raise CsrwhError(
+            f"--out {out} is {what}; sample writes its corpora into a folder of its own",
+            hint="choose a new folder for the sample corpora",
+            exit_code=2,
+        )
+    if any((Path(out) / name / FETCH_MANIFEST).exists() for name in CORPORA):
+        why = "it holds fetched corpus data"
+    else:
+        why = "it holds files csrwh sample did not write"
+    more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+    raise CsrwhError(
+        f"--out {out}: {why} ({first}{more}); refusing to write synthetic files there",
+        hint="choose a new or empty folder (or one an earlier csrwh sample wrote)",
+        exit_code=2,
+    )
+
+
 def generate(
     out: Path, scale: int = 1, seed: int = 0, corpora: list[str] | None = None
 ) -> dict[str, int]:
@@ -72,16 +152,12 @@ def generate(
     scale = int(scale)
     seed = int(seed)
     out = Path(out)
+    chosen = _resolve(corpora)
+    check_out(out)
     counts: dict[str, int] = {}
-    for corpus in _resolve(corpora):
+    for corpus in chosen:
         name = corpus.folder
         folder = out / name
-        if (folder / FETCH_MANIFEST).exists():
-            raise CsrwhError(
-                f"{folder} holds fetched corpus data; refusing to overwrite it with synthetic "
-                "files",
-                hint="choose another --out folder",
-            )
         marker = folder / MARKER
         old: list[str] = []
         if marker.is_file():
