@@ -96,6 +96,21 @@ def child(data: str, warehouse: str, phases_file: str) -> None:
 # ----------------------------------------------------------------------------- one build
 
 
+def parse_output(output: list[str]) -> tuple[str | None, list[str]]:
+    """The CLI's ``error:`` line (without the prefix) and each failure it listed: a "✗" line
+    with the indented lines under it (dbt's: the model, then DuckDB's message), joined by " | "."""
+    failures: list[str] = []
+    for ln in output:
+        if ln.lstrip().startswith("✗"):
+            failures.append(ln.strip().removeprefix("✗").strip())
+        elif failures and ln.startswith(" ") and ln.strip():
+            failures[-1] += " | " + ln.strip()
+    error = next(
+        (ln.split("error:", 1)[1].strip() for ln in output if ln.startswith("error:")), None
+    )
+    return error, failures
+
+
 def run_build(data: Path, work: Path, label: str) -> dict:
     """Build ``data`` into a new warehouse under ``work``; wall, peak RSS, phases, outcome."""
     bb = _build_benchmark()
@@ -156,16 +171,7 @@ def run_build(data: Path, work: Path, label: str) -> dict:
         seconds[phase] = seconds.get(phase, 0.0) + end - t
         peak = max((mb for s, mb in samples if t <= s <= end + 0.1), default=0.0)
         rss_phases[phase] = max(rss_phases.get(phase, 0.0), peak)
-    # a failure is its "✗" line and the lines under it (dbt's error: the model, then the message)
-    failures: list[str] = []
-    for ln in output:
-        if ln.lstrip().startswith("✗"):
-            failures.append(ln.strip().removeprefix("✗").strip())
-        elif failures and ln.startswith(" ") and ln.strip() and not ln.startswith("error:"):
-            failures[-1] += " | " + ln.strip()
-    error = next(
-        (ln.split("error:", 1)[1].strip() for ln in output if ln.startswith("error:")), None
-    )
+    error, failures = parse_output(output)
     return {
         "label": label,
         "ok": proc.returncode == 0,
@@ -235,7 +241,9 @@ def _line(r: dict) -> str:
         f"{p} {r['phase_seconds'][p]:.1f}" for p in PHASES if p in r["phase_seconds"]
     )
     other = sum(v for k, v in r["phase_seconds"].items() if k not in PHASES)
-    by_phase = ", ".join(f"{p} {mb:.0f}" for p, mb in r["phase_peak_rss_mb"].items() if p in PHASES)
+    by_phase = ", ".join(
+        f"{p} {mb:.0f}" for p, mb in r["phase_peak_rss_mb"].items() if p in PHASES and mb
+    )
     out = (
         f"{r['label']:<18} {'PASS' if r['ok'] else 'FAIL':<5} wall {r['wall']:7.1f} s  peak RSS "
         f"{r['peak_rss_mb']:6.0f} MB  phases (s): {phases or '-'}; startup+lock+copy "
@@ -244,7 +252,8 @@ def _line(r: dict) -> str:
     if not r["ok"]:
         out += f"\n{'':<18} failed in {r['failed_phase'] or 'startup'}: {r['error'] or 'no error line'}"
         for failure in r["failures"][:3]:
-            out += f"\n{'':<18}   ✗ {failure}"
+            # DuckDB's generic advice (SET threads=...) is in the JSON, not repeated here
+            out += f"\n{'':<18}   ✗ {failure.split(' | Possible solutions:')[0]}"
         if len(r["failures"]) > 3:
             out += f"\n{'':<18}   (and {len(r['failures']) - 3} more)"
         for line in r["output_tail"]:

@@ -299,3 +299,86 @@ def test_converter_names_a_file_that_is_not_a_conversation(tmp_path):
         cs.convert_recllmsim(source, tmp_path / "out")
     with pytest.raises(CsrwhError, match="no RecLLMSim"):
         cs.convert_recllmsim(tmp_path / "empty", tmp_path / "out2")
+
+
+# ----------------------------------------------------------------------------- the benchmark
+
+
+def _benchmark():
+    import importlib.util
+
+    from csrwh.config import PROJECT_ROOT
+
+    path = PROJECT_ROOT / "benchmarks" / "custom_scale.py"
+    spec = importlib.util.spec_from_file_location("custom_scale_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_reads_sizes_and_a_failed_build():
+    bench = _benchmark()
+    assert [bench._size(s) for s in ("1833", "X10", "10k", "100K", "1m", "2500")] == [
+        "1833",
+        "x10",
+        10_000,
+        100_000,
+        1_000_000,
+        2500,
+    ]
+    with pytest.raises(Exception, match="unknown size"):
+        bench._size("ten")
+    output = [
+        "phase dbt · build b1",
+        "  ✗ model.csrwh.int_custom__conversations: error Runtime Error in model int_custom__conversations (x.sql)",
+        "  Out of Memory Error: failed to allocate data of size 16.0 MiB (1021.3 MiB/1.0 GiB used)",
+        "  ✗ second: fail",
+        "error: build b1 failed (2 problem(s)); the published warehouse w was left untouched",
+        "hint: inspect the rejected build with: csrwh sql ...",
+    ]
+    error, failures = bench.parse_output(output)
+    assert error.startswith("build b1 failed (2 problem(s))")
+    assert failures == [
+        (
+            "model.csrwh.int_custom__conversations: error Runtime Error in model "
+            "int_custom__conversations (x.sql) | Out of Memory Error: failed to allocate data of "
+            "size 16.0 MiB (1021.3 MiB/1.0 GiB used)"
+        ),
+        "second: fail",
+    ]
+
+
+def test_benchmark_reports_the_ratios():
+    bench = _benchmark()
+
+    def run(label, wall, rss, n=None, ok=True):
+        return {
+            "label": label,
+            "ok": ok,
+            "wall": wall,
+            "peak_rss_mb": rss,
+            "n": n,
+            "startup": 1.0,
+            "phase_seconds": {"ingest": wall / 4, "dbt": wall / 2},
+            "phase_peak_rss_mb": {"ingest": rss / 2, "dbt": rss},
+            "failed_phase": None if ok else "dbt",
+            "error": None if ok else "build failed",
+            "failures": [] if ok else ["model x: error | Out of Memory Error: y"],
+            "output_tail": [],
+        }
+
+    lines = bench.report(
+        [
+            run("own 1833", 30.0, 900.0),
+            run("first-class 1833", 20.0, 600.0),
+            run("generated 10k", 10.0, 500.0, 10_000),
+            run("generated 100k", 80.0, 700.0, 100_000, ok=False),
+        ]
+    )
+    text = "\n".join(lines)
+    assert (
+        "own / first-class (1,833): wall 30.0 / 20.0 s = 1.50; peak RSS 900 / 600 MB = 1.50" in text
+    )
+    assert "100k / 10k (data x10): wall 80.0 / 10.0 s = 8.00; peak RSS 700 / 500 MB = 1.40" in text
+    assert "not both passed" in text.split("100k / 10k")[1]
+    assert "failed in dbt: build failed" in text and "Out of Memory Error: y" in text
