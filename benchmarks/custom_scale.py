@@ -56,6 +56,8 @@ sys.path.insert(0, str(ROOT))
 DEFAULT_SIZES = "1833,x10,10k,100k"
 SLOW = 10_000  # --skip-slow drops generated sizes above this
 PHASES = ("ingest", "dbt", "gate", "publish")
+#: the build's settings a run inherits from the environment (printed: default unless set)
+SETTINGS = ("CSRWH_MEMORY_LIMIT", "CSRWH_THREADS")
 
 
 def _build_benchmark():
@@ -335,7 +337,9 @@ def main(argv: list[str] | None = None) -> int:
         args.work.mkdir(parents=True, exist_ok=True)
     results: list[dict] = []
     print(
-        f"own corpora at scale: sizes {', '.join(map(str, sizes))}; load average {os.getloadavg()[0]:.1f}"
+        f"own corpora at scale: sizes {', '.join(map(str, sizes))}; load average "
+        f"{os.getloadavg()[0]:.1f}; settings: "
+        + ", ".join(f"{k}={os.environ.get(k) or '(default)'}" for k in SETTINGS)
     )
     for size in sizes:
         for label, write in runs_for(size, args.recllmsim):
