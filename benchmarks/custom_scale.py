@@ -18,7 +18,10 @@ Sizes (``--sizes``, comma-separated; default ``1833,x10,10k,100k``):
 * ``x10`` -- that conversion ten times (18,330 lines, ~320 MB, ids suffixed per copy);
 * ``10k``, ``100k``, ``1m`` (any ``<n>``, ``<n>k`` or ``<n>m``) -- generated conversations
   (``csrwh.sample.custom_scale.write_generated``, seed 0; ~14 KB a line, as the real ones:
-  100k is ~1.4 GB, 1M ~14 GB), with the growth of each generated size over the one before.
+  100k is ~1.4 GB, 1M ~14 GB), with the growth of each generated size over the one before;
+  ``--lines-per-file`` lines per JSONL file (default 100,000). Today's ingest holds a whole
+  file in memory several times over (a 146 MB file: ~1.6 GB), so the file size, not only the
+  number of conversations, sets its peak (BENCHMARKS.md).
 
 ``--skip-slow`` drops the generated sizes above 10k. Each run gets a fresh temporary folder
 (under ``--work``, default the system's temp folder; removed afterwards) holding the data and a
@@ -214,7 +217,7 @@ def _describe(written) -> str:  # type: ignore[no-untyped-def]
     return f"{written.lines:,} conversations, {written.messages:,} messages, {written.bytes / 1e6:,.1f} MB"
 
 
-def runs_for(size: int | str, source: Path):  # type: ignore[no-untyped-def]
+def runs_for(size: int | str, source: Path, lines_per_file: int = 100_000):  # type: ignore[no-untyped-def]
     """(label, writer) pairs: a writer puts the run's data into a data folder and describes it."""
     from csrwh.sample import custom_scale as cs
 
@@ -232,7 +235,12 @@ def runs_for(size: int | str, source: Path):  # type: ignore[no-untyped-def]
         ]
     if size == "x10":
         return [("own x10", lambda data: _describe(cs.convert_recllmsim(source, data, 10)))]
-    return [(f"generated {_name(size)}", lambda data: _describe(cs.write_generated(data, size)))]
+    return [
+        (
+            f"generated {_name(size)}",
+            lambda data: _describe(cs.write_generated(data, size, lines_per_file=lines_per_file)),
+        )
+    ]
 
 
 # ----------------------------------------------------------------------------- report
@@ -321,6 +329,12 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_RECLLMSIM,
         help="the RecLLMSim release folder to convert (default ../shared/corpora/recllmsim/human_exp_V2)",
     )
+    parser.add_argument(
+        "--lines-per-file",
+        type=int,
+        default=100_000,
+        help="generated conversations per JSONL file (default 100,000: ~1.4 GB files)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the raw figures here")
     args = parser.parse_args(argv)
     try:
@@ -342,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(f"{k}={os.environ.get(k) or '(default)'}" for k in SETTINGS)
     )
     for size in sizes:
-        for label, write in runs_for(size, args.recllmsim):
+        for label, write in runs_for(size, args.recllmsim, args.lines_per_file):
             with tempfile.TemporaryDirectory(prefix="csrwh-custom-scale-", dir=args.work) as tmp:
                 work = Path(tmp)
                 data = work / "data"
