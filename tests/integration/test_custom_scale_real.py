@@ -12,6 +12,8 @@ from shared_corpora import require_real_corpora
 from csrwh.sample import custom_scale as cs
 from ingest.custom import conversation_problems
 
+pytestmark = pytest.mark.integration
+
 
 def _release():
     release = require_real_corpora() / "recllmsim" / "human_exp_V2"
