@@ -263,7 +263,7 @@ def _line(r: dict) -> str:
         out += f"\n{'':<18} failed in {r['failed_phase'] or 'startup'}: {r['error'] or 'no error line'}"
         for failure in r["failures"][:3]:
             # DuckDB's generic advice (SET threads=...) is in the JSON, not repeated here
-            out += f"\n{'':<18}   ✗ {failure.split(' | Possible solutions:')[0]}"
+            out += f"\n{'':<18}   ✗ {re.split(r' [|] Possible solutions:| Possible solutions:', failure)[0]}"
         if len(r["failures"]) > 3:
             out += f"\n{'':<18}   (and {len(r['failures']) - 3} more)"
         for line in r["output_tail"]:
