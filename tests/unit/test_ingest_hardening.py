@@ -214,6 +214,51 @@ def test_real_votes_with_a_stray_quote(tmp_path, duck, real_corpora):
     assert rejects(duck)[0][2] == k + 1
 
 
+def test_csv_two_stray_quotes_forming_one_field_reject_their_lines_only(tmp_path, duck, write_file):
+    """Issue 24.3: ``"oops`` on one record and ``oops"`` on a record 11 lines later form one
+    well-formed quoted field; before the fix it swallowed the 10 records between them with 0
+    rejects. Both lines are rejected verbatim, the records between them land."""
+    lines = votes(30, {4: '"oops', 15: 'oops"'})
+    write_file(tmp_path / "crsarena-dial", VOTES, CSV_HEADER + "\r\n" + "\r\n".join(lines) + "\r\n")
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (28, 2)
+    assert [k for _, k in keys(duck, "crsarena__votes")] == [
+        f"s{i}" for i in range(30) if i not in (4, 15)
+    ]
+    rej = rejects(duck)
+    assert [(r[0], r[2], r[4]) for r in rej] == [
+        (VOTES, 6, 's4,u4,a,b,tie,"oops'),
+        (VOTES, 17, 's15,u15,a,b,tie,oops"'),
+    ]
+    assert all(r[3].startswith("broken CSV: stray quote") and "\n" not in r[3] for r in rej)
+    assert "line 6" in rej[1][3]
+
+
+def test_csv_multiline_field_with_its_own_line_breaks_is_kept(tmp_path, duck, write_file):
+    """Rows end in \\r\\n, the field's lines in a bare \\n (csv.writer's output, as the sample's):
+    a real multi-line field even when every line of it reads as a record."""
+    lines = votes(6, {2: '"first, line\ns9,u9,a,b,tie,second line"'})
+    write_file(tmp_path / "crsarena-dial", VOTES, CSV_HEADER + "\r\n" + "\r\n".join(lines) + "\r\n")
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (6, 0)
+
+
+def test_real_votes_with_two_stray_quotes(tmp_path, duck, real_corpora):
+    src = (real_corpora / "crsarena-dial" / VOTES).read_bytes().decode("utf-8")
+    lines = src.split("\n")
+    n = len([ln for ln in lines[1:] if ln.strip()])
+    first, last = 10, 21
+    assert lines[first].endswith(",\r") and lines[last].endswith(",\r")  # empty feedbacks
+    lines[first] = lines[first][:-1] + '"oops\r'
+    lines[last] = lines[last][:-1] + 'oops"\r'
+    path = tmp_path / "crsarena-dial" / VOTES
+    path.parent.mkdir(parents=True)
+    path.write_bytes("\n".join(lines).encode("utf-8"))
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (n - 2, 2)
+    assert [r[2] for r in rejects(duck)] == [first + 1, last + 1]
+
+
 # ----------------------------------------------------------------------------- item 10
 
 
