@@ -121,6 +121,68 @@ def test_real_crsarena_dialogues_with_one_missing_quote(tmp_path, duck, real_cor
     assert idx == 1 and second[:20] in raw_text and len(raw_text) < 20_000
 
 
+def drop_opening_brace_before(text: str, marker: str) -> str:
+    """``text`` without the ``{`` that opens the object holding the first ``marker``."""
+    at = text.rindex("{", 0, text.index(marker))
+    return text[:at] + text[at + 1 :]
+
+
+@pytest.mark.parametrize("indent", [4, None], ids=["pretty", "minified"])
+@pytest.mark.parametrize("broken", [2, 0], ids=["middle", "first"])
+def test_json_array_element_missing_its_opening_brace_is_the_only_reject(
+    tmp_path, duck, write_file, indent, broken
+):
+    """Issue 24.12: before the fix the good element before it was rejected with it (pretty),
+    or the bad element was split into two rejects (minified) or into one per key (first)."""
+    objs = [dialogue(i) for i in range(6)]
+    marker = f'"conversation ID": "crs_{broken}"'
+    text = drop_opening_brace_before(json.dumps(objs, indent=indent), marker)
+    write_file(tmp_path / "crsarena-dial", DIAL, text)
+    s = ingest(tmp_path, duck)
+    assert keys(duck, "crsarena__dialogues") == [(i, f"crs_{i}") for i in range(6) if i != broken]
+    [(p, idx, _ln, err, raw_text, raw_bytes)] = rejects(duck)
+    assert (p, idx) == (DIAL, broken)
+    assert err.startswith("broken JSON: an object element is missing its opening '{'")
+    assert "\n" not in err
+    elem = json.dumps(objs[broken], indent=indent)
+    if indent:
+        elem = elem.replace("\n", "\n" + " " * indent)
+    assert raw_text == drop_opening_brace_before(elem, marker).strip()  # that element, verbatim
+    assert raw_bytes == raw_text.encode()
+    assert (s.records_loaded, s.records_rejected) == (5, 1)
+
+
+def test_json_array_stray_closing_bracket_still_rejects_the_whole_element(
+    tmp_path, duck, write_file
+):
+    objs = [dialogue(i) for i in range(5)]
+    text = json.dumps(objs, indent=4)
+    at = text.index('"type": "AGENT"', text.index('"crs_2"')) + len('"type": "AGENT"')
+    write_file(tmp_path / "crsarena-dial", DIAL, text[:at] + "}" + text[at:])
+    s = ingest(tmp_path, duck)
+    assert [k for _, k in keys(duck, "crsarena__dialogues")] == ["crs_0", "crs_1", "crs_3", "crs_4"]
+    [(_, idx, _ln, err, raw_text, _b)] = rejects(duck)
+    assert idx == 2 and "stray closing bracket" in err and '"crs_2"' in raw_text
+    assert '"crs_1"' not in raw_text and '"crs_3"' not in raw_text
+    assert (s.records_loaded, s.records_rejected) == (4, 1)
+
+
+def test_real_crsarena_dialogues_with_one_missing_opening_brace(tmp_path, duck, real_corpora):
+    src = (real_corpora / "crsarena-dial" / DIAL).read_text(encoding="utf-8")
+    elements = json.loads(src)
+    third = elements[2]["conversation ID"]
+    path = tmp_path / "crsarena-dial" / DIAL
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        drop_opening_brace_before(src, f'"conversation ID": "{third}"'), encoding="utf-8"
+    )
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (len(elements) - 1, 1)
+    [(_, idx, _ln, err, raw_text, _b)] = rejects(duck)
+    assert idx == 2 and "missing its opening '{'" in err
+    assert third in raw_text and elements[1]["conversation ID"] not in raw_text
+
+
 @pytest.mark.parametrize(
     "corpus, rel, content",
     [
