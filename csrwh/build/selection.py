@@ -77,15 +77,26 @@ class _Selection:
         declared = raw_tables()
         out = [
             f"source:{declared[table].source}.{declared[table].name}+"
-            for table in sorted(self.raw_tables)
+            for table in sorted(self.raw_tables | self.bookkeeping)
             if table in declared
         ]
         if self.code_changed:
             out.append("state:modified+")
         return out
 
+    @property
+    def bookkeeping(self) -> set[str]:
+        """The ingest's own tables (``raw.rejected_records``, ``raw.ingest_files``, …): they
+        change whenever a raw table's files do, so the marts reading them (e.g.
+        ``rejected_records_summary``) rebuild with every re-ingest."""
+        from ingest.schema import BOOKKEEPING
+
+        return set(BOOKKEEPING) if self.raw_tables else set()
+
     def describe(self) -> str:
         tables = ", ".join(sorted(self.raw_tables)) or "none"
+        if self.bookkeeping:
+            tables += " (and the ingest's bookkeeping tables)"
         code = "; models, tests or suites changed (state:modified+)" if self.code_changed else ""
         return f"raw tables re-ingested: {tables}{code}; the rest is carried over from the published build"
 
@@ -93,7 +104,7 @@ class _Selection:
         """Suites to re-run: of re-ingested raw tables, of models dbt rebuilt, changed suites."""
         from csrwh.validation.suites import load_suites, suite_digests
 
-        tables = {f"raw.{t}" for t in self.raw_tables}
+        tables = {f"raw.{t}" for t in self.raw_tables | self.bookkeeping}
         tables |= {
             f"main.{uid.split('.')[-1]}" for uid in outcome.timings if uid.startswith("model.")
         }
