@@ -780,3 +780,19 @@ def test_finite_numbers_and_non_finite_words_in_strings_land(tmp_path, duck, wri
     write_file(tmp_path / "convsearch", "Dialogs.json", text)
     s = ingest(tmp_path, duck)
     assert (s.records_loaded, s.records_rejected) == (1, 0)
+
+
+def test_non_finite_qrels_grades_are_rejected(tmp_path, duck, write_file):
+    """Issue 24.11 for the one numeric field outside JSON: a qrels grade."""
+    text = "1 0 d1 2\n1 0 d2 NaN\n1 0 d3 1e400\n1 0 d4 -inf\n1 0 d5 -1\n"
+    write_file(tmp_path / "cosrec", QRELS, text)
+    s = ingest(tmp_path, duck)
+    assert rows(duck, "cosrec__qrels", "line_number") == [(1,), (5,)]
+    rej = rejects(duck, "line_number, error, raw_text")
+    assert [(r[0], r[2]) for r in rej] == [
+        (2, "1 0 d2 NaN"),
+        (3, "1 0 d3 1e400"),
+        (4, "1 0 d4 -inf"),
+    ]
+    assert all(r[1].startswith("non-finite number: grade ") and "\n" not in r[1] for r in rej)
+    assert (s.records_loaded, s.records_rejected) == (2, 3)
