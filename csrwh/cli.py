@@ -105,13 +105,25 @@ def fetch(
         None, "--from-zip", help="ConvSearch: the main-part zip you downloaded by hand."
     ),
     force: bool = typer.Option(False, "--force", help="Download again even if present."),
+    allow_suspect: bool = typer.Option(
+        False,
+        "--allow-suspect",
+        help="Swap in what was fetched even when a file of it lands no record or it holds "
+        "less than half the files or records of the folder it replaces.",
+    ),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Download corpora from their public upstreams into the data folder."""
     from csrwh.fetch import fetch as do_fetch
 
-    do_fetch(corpora or [], config.resolve_data_dir(data_dir), from_zip=from_zip, force=force)
+    do_fetch(
+        corpora or [],
+        config.resolve_data_dir(data_dir),
+        from_zip=from_zip,
+        force=force,
+        allow_suspect=allow_suspect,
+    )
 
 
 @app.command()

@@ -36,7 +36,7 @@ from csrwh.build.state import (
     _volume_tables,
     _volumes,
 )
-from csrwh.build.uptodate import why_not_up_to_date
+from csrwh.build.uptodate import published_file_differs, why_not_up_to_date
 from csrwh.config import duckdb_settings
 from csrwh.dbt_runner import run_dbt
 from csrwh.errors import CsrwhError
@@ -80,6 +80,8 @@ class _Build(_DbtState, _Checks):
         self.dbt_open = False
         self.verbose = verbose
         self.full = full
+        # why the published file needs repair (stale WAL, written since published), or None
+        self.repair: str | None = None
         self.display = _Display(console, build_id, verbose)
         # the file dbt's profile points at (dbt_path(); the working file if no link can be made)
         self.dbt_db = self.work
@@ -126,6 +128,12 @@ class _Build(_DbtState, _Checks):
         started = time.perf_counter()
 
         self.enter("copy")
+        # a stale WAL or a file written since its build published it: a full, checked rebuild
+        self.repair = (
+            published_file_differs(warehouse)
+            if warehouse.exists() and not self.full_refresh
+            else None
+        )
         if self._up_to_date():  # before any copy, and before dbt or GX is imported
             result.up_to_date = True
             result.seconds["check"] = result.seconds["total"] = time.perf_counter() - started
@@ -170,6 +178,8 @@ class _Build(_DbtState, _Checks):
         inputs = _inputs_digest(work)
         if (
             not self.full_refresh
+            and not self.full
+            and self.repair is None
             and published_state is not None
             and published_state.fingerprint == fingerprint
             and published_state.inputs_digest == inputs
@@ -306,10 +316,13 @@ class _Build(_DbtState, _Checks):
     def _up_to_date(self) -> bool:
         """The no-change check of :mod:`csrwh.build.uptodate`, on the published file as it is.
 
-        Not with ``full_refresh``, nor when the test hook pauses at a later phase (the build must
+        Not with ``full_refresh`` or ``full``, nor for a published file that needs repair
+        (``self.repair``), nor when the test hook pauses at a later phase (the build must
         reach it). When it cannot tell, the copy, ingest and the check after ingest decide.
         """
-        if self.full_refresh or pausing_after("copy"):
+        if self.full_refresh or self.full or self.repair is not None or pausing_after("copy"):
+            if self.verbose and self.repair is not None:
+                console.print(f"[dim]not up to date: {escape(self.repair)}[/dim]", soft_wrap=True)
             return False
         try:
             why = why_not_up_to_date(

@@ -16,6 +16,7 @@ from csrwh import __version__
 from csrwh.build.display import console
 from csrwh.build.paths import _remove_db, dbt_path, state_dir, wal_path
 from csrwh.build.state import _ingest_files, _State, changed_raw_tables
+from csrwh.build.uptodate import PUBLISHED_KEY, published_stat
 from csrwh.config import PROJECT_ROOT
 from csrwh.dbt_runner import DbtOutcome, dbt_target_path
 from csrwh.errors import CsrwhError
@@ -77,15 +78,26 @@ class _Selection:
         declared = raw_tables()
         out = [
             f"source:{declared[table].source}.{declared[table].name}+"
-            for table in sorted(self.raw_tables)
+            for table in sorted(self.raw_tables | self.bookkeeping)
             if table in declared
         ]
         if self.code_changed:
             out.append("state:modified+")
         return out
 
+    @property
+    def bookkeeping(self) -> set[str]:
+        """The ingest's own tables (``raw.rejected_records``, ``raw.ingest_files``, …): they
+        change whenever a raw table's files do, so the marts reading them (e.g.
+        ``rejected_records_summary``) rebuild with every re-ingest."""
+        from ingest.schema import BOOKKEEPING
+
+        return set(BOOKKEEPING) if self.raw_tables else set()
+
     def describe(self) -> str:
         tables = ", ".join(sorted(self.raw_tables)) or "none"
+        if self.bookkeeping:
+            tables += " (and the ingest's bookkeeping tables)"
         code = "; models, tests or suites changed (state:modified+)" if self.code_changed else ""
         return f"raw tables re-ingested: {tables}{code}; the rest is carried over from the published build"
 
@@ -93,7 +105,7 @@ class _Selection:
         """Suites to re-run: of re-ingested raw tables, of models dbt rebuilt, changed suites."""
         from csrwh.validation.suites import load_suites, suite_digests
 
-        tables = {f"raw.{t}" for t in self.raw_tables}
+        tables = {f"raw.{t}" for t in self.raw_tables | self.bookkeeping}
         tables |= {
             f"main.{uid.split('.')[-1]}" for uid in outcome.timings if uid.startswith("model.")
         }
@@ -155,6 +167,10 @@ class _DbtState:
             return None
         if self.full:
             console.print("full build: --full")
+            return None
+        if self.repair is not None:
+            console.print(f"full build: {escape(self.repair)}", soft_wrap=True)
+            self.result.notes.append(f"full build: {self.repair}")
             return None
         problem, saved = _saved_state(self.warehouse, published.build_id)
         changed = changed_raw_tables(self.published_files, _ingest_files(self.work))
@@ -232,7 +248,14 @@ class _DbtState:
             if current.exists():
                 os.replace(current, old)
             if self.new_state.exists():
+                info_file = self.new_state / "build.json"
+                if info_file.is_file():  # what the next build's up-to-date check compares
+                    info = json.loads(info_file.read_text("utf-8"))
+                    info[PUBLISHED_KEY] = published_stat(self.warehouse)
+                    info_file.write_text(json.dumps(info, indent=1), "utf-8")
                 os.replace(self.new_state, current)
-        except OSError as exc:  # the next build notices the missing state and builds in full
-            self.note(f"could not save dbt's state in {current} ({exc.strerror})")
+        except (OSError, ValueError) as exc:  # the next build notices and builds in full
+            self.note(
+                f"could not save dbt's state in {current} ({getattr(exc, 'strerror', None) or exc})"
+            )
         shutil.rmtree(old, ignore_errors=True)

@@ -15,7 +15,13 @@ and the build apply after a copy:
   warehouse is a change: the build refuses it or drops it with ``--drop-corpus``);
 * with ``--strict``, no rejected record of those corpora remains.
 
-Anything else — no published file, a WAL beside it, a file another process holds for writing,
+A published file that is not the one the last build published -- a WAL beside it (a writer
+that died), or a size or modification time other than the publishing build recorded in
+``<warehouse>.build/state/build.json`` (something wrote to it since) -- is never up to date:
+:func:`published_file_differs` says so and the build repairs it by a full rebuild with every
+check on (``csrwh/build/job.py``), before and after the copy and ingest.
+
+Anything else — no published file, a file another process holds for writing,
 an unknown corpus, a discovery warning, a file name that is not UTF-8, a missing data folder —
 is "not known to be up to date": the build goes on (copy, ingest) and decides, reports or
 refuses exactly as before. :func:`why_not_up_to_date` returns the reason (one line) or None.
@@ -23,6 +29,7 @@ refuses exactly as before. :func:`why_not_up_to_date` returns the reason (one li
 
 from __future__ import annotations
 
+import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,7 +38,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from csrwh.build.fingerprint import project_fingerprint
-from csrwh.build.paths import _sql_str, wal_path
+from csrwh.build.paths import _sql_str, state_dir, wal_path
 from csrwh.build.state import _digest_rows
 
 #: threads reading the published file and hashing (hashlib and DuckDB release the GIL)
@@ -53,8 +60,9 @@ def why_not_up_to_date(
     why not. When up to date, prints ingest's "corpus … is missing" lines to ``console``."""
     if not warehouse.is_file():
         return f"no published warehouse at {warehouse}"
-    if wal_path(warehouse).exists():
-        return f"{wal_path(warehouse).name} lies beside the published file"
+    differs = published_file_differs(warehouse)
+    if differs is not None:
+        return differs
     from ingest import registry
 
     scope = []
@@ -100,6 +108,45 @@ def why_not_up_to_date(
                     f"[yellow]corpus {c.name} is missing[/yellow] (no folder "
                     f"{escape(str(data_dir / c.folder))}): {escape(c.absent_hint)}"
                 )
+    return None
+
+
+#: the key of ``state/build.json`` holding the published file's size and mtime (ns)
+PUBLISHED_KEY = "published_file"
+
+
+def published_stat(warehouse: Path) -> dict[str, int]:
+    """What :func:`published_file_differs` compares: the file's size and mtime (ns)."""
+    st = warehouse.stat()
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def published_file_differs(warehouse: Path) -> str | None:
+    """Why the published file is not as its build published it (one line), or None.
+
+    A WAL beside it (a writer that died; readers fail on it), or a size or modification time
+    other than the ones the publishing build recorded (something wrote to it since). A file
+    without a record (published by an older csrwh, or copied without its ``.build/`` folder)
+    is judged by the WAL alone.
+    """
+    if wal_path(warehouse).exists():
+        return f"{wal_path(warehouse).name} lies beside the published file (a writer that died)"
+    try:
+        info = json.loads((state_dir(warehouse) / "build.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    recorded = info.get(PUBLISHED_KEY) if isinstance(info, dict) else None
+    if not isinstance(recorded, dict):
+        return None
+    try:
+        now = published_stat(warehouse)
+    except OSError:
+        return None
+    if now != recorded:
+        return (
+            f"{warehouse.name} is not the file build {info.get('build_id')} published "
+            f"(size or modification time changed: something wrote to it since)"
+        )
     return None
 
 

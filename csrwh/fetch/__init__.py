@@ -56,7 +56,10 @@ upstreams name and the registry's ``redirect_hosts`` (default ``DEFAULT_REDIRECT
 hubs' CDNs). Files are extracted into ``data_dir/.tmp-<corpus>-build-*`` and renamed into
 place only when complete and holding at least one non-empty file (a zip without usable files
 is an error); an existing corpus folder is replaced only then, even with ``force``, and left
-untouched on any error. Without ``force`` a corpus folder that already holds a manifest is
+untouched on any error. Before the swap the ingest reads the new folder and the one it
+replaces (:mod:`csrwh.fetch.check`): a file that lands no record, or fewer than half the
+files or records of a raw table of the replaced folder, refuses the swap unless
+``allow_suspect``. Without ``force`` a corpus folder that already holds a manifest is
 skipped (a folder without one, e.g. copied by hand, is also left alone).
 
 Modules: ``sources`` (typed upstreams), ``download`` (HTTP), ``archive`` (GitHub archives,
@@ -147,12 +150,14 @@ def fetch(
     mirror: str | None = None,
     *,
     sources: dict[str, Any] | None = None,
+    allow_suspect: bool = False,
 ) -> list[FetchResult]:
     """Download ``corpora`` (empty = all) into ``data_dir``; see the module docstring.
 
     ``sources`` replaces the registry's upstream table (the shape :func:`load_sources`
     returns). Each corpus is attempted even if an earlier one failed; failures are then
-    raised as one CsrwhError naming every failed corpus.
+    raised as one CsrwhError naming every failed corpus. ``allow_suspect`` swaps in a folder
+    the content check (:mod:`csrwh.fetch.check`) refuses.
     """
     table = sources if sources is not None else load_sources()
     typed = parse_sources(table)
@@ -174,7 +179,14 @@ def fetch(
         for corpus in selected:
             src = typed.upstreams[corpus]
             try:
-                result = _fetch_corpus(src, ctx, from_zip=from_zip, force=force, explicit=explicit)
+                result = _fetch_corpus(
+                    src,
+                    ctx,
+                    from_zip=from_zip,
+                    force=force,
+                    explicit=explicit,
+                    allow_suspect=allow_suspect,
+                )
             except CsrwhError as exc:  # one line now, the error is raised at the end
                 failures.append((corpus, exc))
             except OSError as exc:  # disk full, permissions, ...
@@ -238,7 +250,13 @@ def _combined(failures: list[tuple[str, CsrwhError]]) -> CsrwhError:
 
 
 def _fetch_corpus(
-    src: Upstream, ctx: Ctx, *, from_zip: Path | None, force: bool, explicit: bool
+    src: Upstream,
+    ctx: Ctx,
+    *,
+    from_zip: Path | None,
+    force: bool,
+    explicit: bool,
+    allow_suspect: bool = False,
 ) -> FetchResult:
     corpus = src.corpus
     target = ctx.data_dir / corpus
@@ -268,6 +286,7 @@ def _fetch_corpus(
         built = _build(src, ctx, work, from_zip)
         members = ", ".join(src.members) if isinstance(src, ManualZip) else ""
         files.require_usable_files(src, work, target, from_zip, members)
+        _check_content(src, work, ctx.data_dir, target, from_zip, allow_suspect, built)
         written = files.write_manifest(src, work, built)
         files.install(work, target, ctx.data_dir, corpus)
     except Exception:
@@ -291,6 +310,36 @@ def _fetch_corpus(
         urls=[d["url"] for d in built.downloads],
         ref=next((r for r in refs if r), None),
         warnings=built.warnings,
+    )
+
+
+def _check_content(
+    src: Upstream,
+    work: Path,
+    data_dir: Path,
+    target: Path,
+    from_zip: Path | None,
+    allow_suspect: bool,
+    built: Built,
+) -> None:
+    """Refuse a fetched folder the ingest cannot use or that lost most of the folder it
+    replaces (:mod:`csrwh.fetch.check`); with ``allow_suspect`` warn and go on."""
+    from csrwh.fetch.check import MIN_SHARE, check_new_folder
+
+    found = check_new_folder(work, data_dir, src.corpus)
+    if not found:
+        return
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    if allow_suspect:
+        built.warnings.extend(f"swapped in despite: {line}" for line in found)
+        return
+    source = str(from_zip) if from_zip is not None else "the download"
+    raise CsrwhError(
+        f"{src.title}: {source} does not look like {src.title}: {found[0]}{more}; "
+        f"{target} is left as it was",
+        hint=f"check the {'zip' if from_zip is not None else 'mirror or upstream'} "
+        f"(expected {src.layout or 'the upstream layout'}, at least {MIN_SHARE:.0%} of the "
+        "files and records of the folder it replaces); `--allow-suspect` swaps it in anyway",
     )
 
 

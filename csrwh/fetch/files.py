@@ -187,5 +187,6 @@ def recover_interrupted_swap(data_dir: Path, corpus: str, target: Path) -> None:
             os.replace(stale, target)
         else:
             shutil.rmtree(stale, ignore_errors=True)
-    for stale in data_dir.glob(f".tmp-{corpus}-build-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+    for pattern in (f".tmp-{corpus}-build-*", f".tmp-{corpus}-check-*"):
+        for stale in data_dir.glob(pattern):
+            shutil.rmtree(stale, ignore_errors=True)

@@ -1,7 +1,8 @@
 """RFC-4180 CSV with a header row. Python's C ``csv`` parser delimits the records (quoted
 fields may span lines) and gives their verbatim text: the one per-record loop, kept because
 no vectorised CSV reader exposes record boundaries and text. A stray quote that would
-swallow the following records rejects its own line only."""
+swallow the following records rejects its own line only (and the line of a second stray
+quote that closed the field); the records between them land."""
 
 from __future__ import annotations
 
@@ -36,30 +37,55 @@ def _csv_records(
         prev = reader.line_num
 
 
-def _stray_quote(lines: Sequence[str], start: int, end: int, width: int) -> int:
-    """How many following lines a stray quote on line ``start`` swallowed (0: none).
+def _record_terminator(lines: Sequence[str]) -> str | None:
+    """The file's record terminator (``\r\n``, ``\n`` or ``\r``): the one most lines end in."""
+    counts: dict[str, int] = {}
+    for line in lines:
+        m = _TERMINATOR.search(line)
+        if m:
+            counts[m.group()] = counts.get(m.group(), 0) + 1
+    return max(counts, key=counts.__getitem__) if counts else None
+
+
+def _reads_as_record(line: str, width: int) -> bool:
+    try:
+        return len(next(csv.reader([line]), [])) == width
+    except csv.Error:
+        return False
+
+
+def _stray_quote(
+    lines: Sequence[str], start: int, end: int, width: int, terminator: str | None
+) -> tuple[int, bool]:
+    """(how many following lines a stray quote on line ``start`` swallowed (0: none), whether
+    a second stray quote on line ``end - 1`` closed the field).
 
     The record ``lines[start:end]`` spans several lines because a quoted field runs over line
-    ends. That is a stray quote, not a multi-line field, when the field does not close the
-    RFC-4180 way (its closing quote is followed by something other than a delimiter or line
-    end, or it never closes) and at least one swallowed line reads, on its own, as a record
-    with the header's field count.
+    ends. That is a stray quote, not a multi-line field, when
+
+    * the field does not close the RFC-4180 way (its closing quote is followed by something
+      other than a delimiter or line end, or it never closes) and at least one swallowed
+      line reads, on its own, as a record with the header's field count; or
+    * the field closes properly -- a second stray quote, e.g. ``"oops`` on one record and
+      ``oops"`` on a later one -- but every line after the first reads, on its own, as a
+      record with the header's field count, and the line breaks inside the field are the
+      file's record terminator (a file written with ``\r\n`` rows and bare ``\n`` inside
+      fields, as CRSArena-Dial's, keeps its multi-line fields).
     """
     record = "".join(lines[start:end])
+    following = lines[start + 1 : end]
     try:
         for _ in csv.reader(io.StringIO(record, newline=""), strict=True):
             pass
-        return 0  # a well-formed multi-line field
     except csv.Error:
-        pass
-    swallowed = 0
-    for line in lines[start + 1 : end]:
-        try:
-            fields = next(csv.reader([line]), [])
-        except csv.Error:
-            continue
-        swallowed += len(fields) == width
-    return end - start - 1 if swallowed else 0
+        swallowed = sum(_reads_as_record(line, width) for line in following)
+        return (end - start - 1 if swallowed else 0), False
+    breaks = {m.group() for line in lines[start : end - 1] if (m := _TERMINATOR.search(line))}
+    if terminator is not None and terminator not in breaks:
+        return 0, False  # the field's own line breaks differ from the rows': a real field
+    if following and all(_reads_as_record(line, width) for line in following):
+        return end - start - 1, True
+    return 0, False  # a well-formed multi-line field
 
 
 def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
@@ -80,6 +106,8 @@ def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
     lines = list(io.StringIO(text, newline=""))
     key_name = f.spec.key.name if f.spec.key.kind == "field" else None
     header: list[str] | None = None
+    terminator = _record_terminator(lines)
+    closers: dict[int, int] = {}  # line index of a stray closing quote -> its opening line
     rows: list[dict] = []
     records = iter(_csv_records(lines, 0))
     while True:
@@ -106,9 +134,11 @@ def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
             "raw_bytes": None,
             "at_eof": at_eof,
         }
-        swallowed = 0
+        swallowed, closed = 0, False
         if header is not None and end - start > 1 and len(header) > 1:
-            swallowed = _stray_quote(lines, start, end, len(header))
+            swallowed, closed = _stray_quote(lines, start, end, len(header), terminator)
+        if closed:
+            closers[end - 1] = start
         if swallowed:
             record = _TERMINATOR.sub("", lines[start])
             out["at_eof"] = False
@@ -118,6 +148,12 @@ def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
                 f"of their own; this line is rejected and reading resumes on line {start + 2}"
             )
             records = iter(_csv_records(lines, start + 1))
+        elif start in closers and end - start == 1:
+            out["error"] = (
+                f"broken CSV: stray quote: this line closes the quoted field opened on line "
+                f"{closers[start] + 1}, which swallowed the {start - closers[start] - 1} line(s) "
+                "between them; this line is rejected, those lines land as records"
+            )
         elif SURROGATE.search(record):
             out["error"] = "invalid UTF-8"
         elif err is not None:

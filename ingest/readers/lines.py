@@ -90,7 +90,9 @@ def read_lines(
     if spec.format is Format.QRELS:
         error = (
             "CASE WHEN t IS NULL THEN 'invalid UTF-8' WHEN len(f) <> 4 THEN 'wrong field count: "
-            "qrels line has ' || len(f) || ' fields, expected 4 (topic_id iteration doc_id grade)' END"
+            "qrels line has ' || len(f) || ' fields, expected 4 (topic_id iteration doc_id grade)' "
+            "WHEN NOT isfinite(TRY_CAST(f[4] AS DOUBLE)) THEN 'non-finite number: grade ' "
+            "|| left(f[4], 40) || ' (NaN, Infinity or beyond the double range)' END"
         )
         classify = (
             "q AS (SELECT *, regexp_extract_all(t, '\\S+') AS f FROM r), "

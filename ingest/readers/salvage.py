@@ -104,8 +104,11 @@ def salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
     * failing that (a bracket too many or too few), the next ``, {"<first key>":`` whose
       element parses.
 
-    A good element followed by a separator with the wrong indentation and then by text that
-    is not an element was cut off by a stray closing bracket: it is taken back and rejected
+    An element that starts with a key and ``:`` is an object missing its opening ``{``: it
+    alone is rejected (scanned as if the ``{`` were there). A good element followed by a
+    separator with the wrong indentation and then by text that is not an element was cut
+    off by a stray closing bracket -- unless it ends as the layout's elements end (its
+    closing bracket alone on a line at their indentation): it is taken back and rejected
     together with that text. When no boundary is found the rest of the array (or file) is
     rejected as one record.
     Returns the element table (record_index, t, pre_error, raw) and file-level rejects
@@ -152,9 +155,10 @@ def salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
         return q < n and (text[q] == "," or q == closing)
 
     def resync(
-        start: int, err_pos: int, indent: str | None, opener: str | None
+        start: int, err_pos: int, indent: str | None, opener: str | None, depth0: int = 0
     ) -> tuple[int, int] | None:
-        """(end of the bad element, start of the next one) or None."""
+        """(end of the bad element, start of the next one) or None. ``depth0``: the element's
+        bracket depth at ``start`` (1 for an object missing its opening ``{``)."""
         if indent is not None:
             nxt = "[" + re.escape(opener) + "]" if opener else r"[^ \t\r\n\]}]"
             m = re.compile(r",[ \t]*\r?\n" + re.escape(indent) + "(?=" + nxt + ")").search(
@@ -173,7 +177,7 @@ def salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
                 return c, p
             return None
 
-        b, depth, in_str = _scan(text, start, 0, False, stop=max(err_pos, start))
+        b, depth, in_str = _scan(text, start, depth0, False, stop=max(err_pos, start))
         if b is not None:
             found = boundary(b)
         else:  # from the error on, both string states; the earliest good boundary wins
@@ -192,6 +196,14 @@ def salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
                 if element_ok(m.start(1)):
                     return m.start(), m.start(1)
         return None
+
+    def closes_at_indent(start: int, end: int) -> bool:
+        """The element ``text[start:end]`` ends the way the layout's elements end: its
+        closing bracket alone on a line with the elements' indentation (so it is complete,
+        not a fragment cut off by a stray closing bracket)."""
+        return indent is not None and text[start:end].endswith(
+            ("\n" + indent + "}", "\n" + indent + "]")
+        )
 
     i = skip(0)
     if text[i] != "[":
@@ -234,6 +246,15 @@ def salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
                     add(None, "broken JSON: unexpected text after the closing ']'", rest)
                 break
             end, problem, pos = _decode_at(dec, text, i)
+            missing_open = (
+                end is not None
+                and text[i] == '"'
+                and opener in (None, "{")
+                and skip(end) < n
+                and text[skip(end)] == ":"
+            )
+            if missing_open:  # a key and ":" where an element starts: an object without "{"
+                end, problem, pos = None, "an object element is missing its opening '{'", i
             if end is not None and odd is not None and opener is not None and text[i] != opener:
                 end, problem, pos = (
                     None,
@@ -268,14 +289,25 @@ def salvage_array(f: SourceFile, body: bytes) -> tuple[pa.Table, list[dict]]:
                 # something other than "," or "]" after a good element: reject up to the
                 # next boundary as one record
                 i, problem, pos = j, "expected ',' or ']' after the previous element", j
-            elif odd is not None:
+            elif odd is not None and not closes_at_indent(*odd):
                 # the previous element was cut off early: take it back, reject both parts as one
+                problem, pos, missing_open = (
+                    "an element ends early (a stray closing bracket?)",
+                    odd[1] - 1,
+                    False,
+                )
                 i = odd[0]
                 for col in (idx, ts, pre, raws):
                     col.pop()
             odd = None
             where = _where(text, pos)
-            found_at = resync(i, pos, indent, opener or (text[i] if text[i] in "{[" else None))
+            found_at = resync(
+                i,
+                pos,
+                indent,
+                opener or ("{" if missing_open else text[i] if text[i] in "{[" else None),
+                depth0=1 if missing_open else 0,
+            )
             if found_at is not None:  # reject this element only, go on with the next one
                 c, p = found_at
                 add(None, f"broken JSON: {problem} ({where})", text[i:c].rstrip(WS_CHARS))

@@ -116,12 +116,28 @@ def strip_bom(data: bytes) -> bytes:
 _OBJECT_START = "'^[ \\t\\n\\r]*\\{'"
 
 
+#: cheap test for a record that may hold a non-finite number (most records do not): a NaN or
+#: Inf(inity) constant where a value starts, an exponent of 3+ digits or a run of 40+ digits
+#: -- anywhere, strings included; :data:`_NON_FINITE` then decides on the text outside strings
+_MAYBE_NON_FINITE = "'[:\\[,]\\s*-?(?i:nan|inf)|[0-9][eE]\\+?0*[0-9]{3}|[0-9]{40}'"
+_JSON_STRING = """'"(?:[^"\\\\]|\\\\.)*"'"""
+_JSON_NUMBER = "'(?i)-?(?:nan|inf(?:inity)?|[0-9][0-9.e+-]*)'"
+#: SQL over a valid JSON text ``t``: its first number that is not finite as a double (NaN,
+#: Infinity, 1e400, a 400-digit integer: DuckDB's JSON reader accepts them all), or NULL
+_NON_FINITE = (
+    f"CASE WHEN regexp_matches(t, {_MAYBE_NON_FINITE}) THEN list_filter("
+    f"regexp_extract_all(regexp_replace(t, {_JSON_STRING}, '\"\"', 'g'), {_JSON_NUMBER}), "
+    "lambda x: NOT coalesce(isfinite(TRY_CAST(x AS DOUBLE)), false))[1] END"
+)
+
+
 def json_ctes(source: str, key: RecordKey, empty_file: bool = False) -> str:
     """Three CTEs over ``source`` (any columns plus ``t``: the record's text, NULL when it is
     not UTF-8) that classify each record with as few JSON parses as possible: ``json_ok``
     (valid JSON, parsed once), ``json_shape`` (single key: the object's keys, NULL when not an
-    object -- parsed once more; otherwise: is an object, no parse) and ``error`` (NULL: a good
-    record). The last CTE is ``json_classified``; with ``empty_file``, a blank ``t`` is an
+    object -- parsed once more; otherwise: is an object, no parse), ``json_non_finite`` (the
+    first number that is not finite, :data:`_NON_FINITE`: a reject for every corpus) and
+    ``error`` (NULL: a good record). The last CTE is ``json_classified``; with ``empty_file``, a blank ``t`` is an
     "empty file". Use :func:`key_expr_json` for the record key."""
     is_object = f"json_ok AND regexp_matches(t, {_OBJECT_START})"
     kind = json_kind("t")
@@ -140,13 +156,18 @@ def json_ctes(source: str, key: RecordKey, empty_file: bool = False) -> str:
             f"found ' || {kind} "
         )
     empty = f"WHEN ltrim(t, {WS}) = '' THEN 'empty file' " if empty_file else ""
+    non_finite = (
+        "WHEN json_non_finite IS NOT NULL THEN 'non-finite number: ' || left(json_non_finite, 40) "
+        "|| ' (NaN, Infinity or beyond the double range; JSON numbers must be finite)' "
+    )
     error = (
         f"CASE WHEN t IS NULL THEN 'invalid UTF-8' {empty}"
-        f"WHEN NOT json_ok THEN 'broken JSON' {shape}END"
+        f"WHEN NOT json_ok THEN 'broken JSON' {shape}{non_finite}END"
     )
     return (
         f"json_checked AS (SELECT *, json_valid(t) AS json_ok FROM {source}), "
-        f"json_shaped AS (SELECT *, {shape_col} AS json_shape FROM json_checked), "
+        f"json_shaped AS (SELECT *, {shape_col} AS json_shape, "
+        f"CASE WHEN json_ok THEN {_NON_FINITE} END AS json_non_finite FROM json_checked), "
         f"json_classified AS (SELECT *, {error} AS error FROM json_shaped)"
     )
 

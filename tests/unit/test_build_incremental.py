@@ -43,9 +43,20 @@ class History:
     manifest: dict
 
 
+#: lines the selective build rejects (issue 24.10: its rejects must reach the marts too)
+BAD_LINES = [
+    '{"CoSRec-Raw_bad1": oops}\n',
+    "[1, 2]\n",
+    '{"CoSRec-Raw_bad2": "x", "second key": 1}\n',
+    '{"CoSRec-Raw_bad3": NaN}\n',
+]
+
+
 def _drop_last_line(path: Path) -> None:
-    lines = path.read_text("utf-8").splitlines(True)
-    path.write_text("".join(lines[:-1]), "utf-8")
+    """Drop the last line and insert :data:`BAD_LINES` in the middle."""
+    lines = path.read_text("utf-8").splitlines(True)[:-1]
+    middle = len(lines) // 2
+    path.write_text("".join(lines[:middle] + BAD_LINES + lines[middle:]), "utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +136,8 @@ def test_a_change_to_one_corpus_rebuilds_only_its_descendants(history: History) 
     assert any(n.startswith("selective build: ") for n in history.selective.notes)
     executed = _executed_models(history.selective)
     downstream = _descendants(history.manifest, "source.csrwh.cosrec.conversations")
+    for table in ("rejected_records", "ingest_files", "ingest_runs"):  # changed with it
+        downstream |= _descendants(history.manifest, f"source.csrwh.ingest.{table}")
     assert executed, "the selective build ran no model"
     assert executed <= downstream, sorted(executed - downstream)
     # no staging or intermediate model of another corpus (cross-corpus marts do rebuild)
@@ -163,6 +176,8 @@ def test_selective_rebuild_equals_a_full_rebuild_row_for_row(history: History) -
         for schema, table in sorted(tables):
             # DuckDB sums doubles in parallel, in no fixed order: a full build run twice differs
             # in the last bit of averages, so doubles are compared to 12 significant digits
+            # ... and when the ingest rejected a record differs between two builds (the
+            # summary's times are checked against its own raw.rejected_records below)
             columns = ", ".join(
                 f"printf('%.12g', \"{name}\")" if kind in ("DOUBLE", "FLOAT") else f'"{name}"'
                 for name, kind in con.execute(
@@ -170,6 +185,7 @@ def test_selective_rebuild_equals_a_full_rebuild_row_for_row(history: History) -
                     "'complete' and schema_name = ? and table_name = ? order by column_index",
                     [schema, table],
                 ).fetchall()
+                if not name.endswith("_rejected_at")
             )
             a = f'select {columns} from selective."{schema}"."{table}"'
             b = f'select {columns} from complete."{schema}"."{table}"'
@@ -180,6 +196,28 @@ def test_selective_rebuild_equals_a_full_rebuild_row_for_row(history: History) -
                 assert extra == 0, f"{schema}.{table}: {extra} row(s) of one build not in the other"
     finally:
         con.close()
+
+
+def test_rejected_records_summary_matches_the_rejects_after_a_selective_build(
+    history: History,
+) -> None:
+    """Issue 24.10: the selective build's rejects (4 lines of the changed file) reached
+    raw.rejected_records but not rejected_records_summary (0 rows), which the dashboard reads."""
+    summary = (
+        "select corpus, table_name, n_rejected, n_files, first_rejected_at, last_rejected_at "
+        "from main.rejected_records_summary order by all"
+    )
+    from_raw = (
+        "select corpus, table_name, count(*), count(distinct source_path), min(rejected_at), "
+        "max(rejected_at) from raw.rejected_records group by all order by all"
+    )
+    with duckdb.connect(str(history.warehouse), read_only=True) as con:
+        got, expected = con.execute(summary).fetchall(), con.execute(from_raw).fetchall()
+    assert got == expected
+    assert sum(row[2] for row in got) == len(BAD_LINES)
+    assert "rejected_records_summary" in {
+        u.split(".")[-1] for u in _executed_models(history.selective)
+    }
 
 
 def test_dq_results_describe_the_whole_warehouse(history: History) -> None:

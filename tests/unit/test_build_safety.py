@@ -487,6 +487,55 @@ def test_a_stale_wal_beside_the_published_file_never_breaks_readers(site, tmp_pa
     assert count(warehouse, "select count(*) from main.scribble") == 1  # the WAL's change was kept
 
 
+def _die_writing(warehouse: Path, sql: str) -> None:
+    """A writer of the published file that died without checkpointing: it leaves a WAL."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import duckdb, os, sys; c = duckdb.connect(sys.argv[1]); "
+                "c.execute(sys.argv[2]); os._exit(0)"
+            ),
+            str(warehouse),
+            sql,
+        ],
+        check=True,
+    )
+
+
+def test_a_stale_wal_or_a_written_published_file_is_rebuilt_never_up_to_date(
+    site, tmp_path: Path
+) -> None:
+    """Issue 24.2: with the input unchanged, a stale WAL made `build` (and `build --full`) say
+    "Up to date" and leave it, so every reader failed; a published file written since its
+    build (no WAL) was "up to date" too. Each is now a full rebuild with every check on, and
+    `--full` always rebuilds."""
+    data, warehouse = site
+    wal = warehouse.with_name(warehouse.name + ".wal")
+    votes = count(warehouse, "select count(*) from votes")
+    _die_writing(warehouse, "delete from main.votes")
+    assert wal.exists()
+    result = build(data, warehouse)
+    assert result.published and not result.up_to_date
+    assert any("full build" in n and ".wal" in n for n in result.notes), result.notes
+    assert not wal.exists()
+    assert count(warehouse, "select count(*) from votes") == votes  # readers work, mart repaired
+
+    assert build(data, warehouse).up_to_date  # repaired: nothing left to do
+    result = build(data, warehouse, full=True)
+    assert result.published and not result.up_to_date
+
+    with duckdb.connect(str(warehouse)) as con:  # a writer that closed: no WAL, file changed
+        con.execute("delete from main.votes")
+    assert not wal.exists()
+    result = build(data, warehouse)
+    assert result.published and not result.up_to_date
+    assert any("full build" in n and "since" in n for n in result.notes), result.notes
+    assert count(warehouse, "select count(*) from votes") == votes
+    assert build(data, warehouse).up_to_date
+
+
 def test_a_live_writer_of_the_published_file_refuses_the_build(site, tmp_path: Path) -> None:
     data, warehouse = site
     holder = subprocess.Popen(

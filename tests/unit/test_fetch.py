@@ -770,7 +770,7 @@ def test_fetch_all_reports_convsearch_as_manual(server, sources, data_dir):
         "CAMEO-22",
         "CoSRec",
         COSREC_REF,
-        {"dataset/crowd/conversations.jsonl": b"{}\n"},
+        {"dataset/crowd/conversations.jsonl": b'{"CoSRec-Crowd_1": "U: hi"}\n'},
     )
     github_zip(server.root, "iai-group", "crsarena-dial", CRS_REF, CRS_FILES)
     github_zip(
@@ -1065,3 +1065,80 @@ def test_close_delimited_zip_is_verified_by_its_own_structure(server, sources, d
     with pytest.raises(CsrwhError, match="not a valid zip"):
         fetch(["crsarena-dial"], data_dir, mirror=server.url, sources=sources, force=True)
     assert (data_dir / "crsarena-dial" / MANIFEST_NAME).is_file() and not parts(data_dir)
+
+
+# --------------------------------------------------------------------------- content check (issue 24.4)
+
+
+def _all_files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+def test_force_from_zip_with_one_trivial_file_keeps_the_corpus_folder(
+    server, tmp_path, sources, data_dir
+):
+    """Before: `--from-zip Z --force` replaced 5 conversations by the zip's one trivial file."""
+    recllmsim_zip(server.root, RECLLMSIM_CONVERSATIONS, {}, {})
+    fetch(["recllmsim"], data_dir, mirror=server.url, sources=sources)
+    before = _all_files(data_dir / "recllmsim")
+    github_zip(
+        tmp_path,
+        "wzf2000",
+        "RecLLMSim",
+        RECLLMSIM_REF,
+        {"LLM_agent_user/t/0.json": b'{"history": []}'},
+    )
+    trivial = tmp_path / f"codeload.github.com/wzf2000/RecLLMSim/zip/{RECLLMSIM_REF}"
+    with pytest.raises(CsrwhError) as err:
+        fetch(["recllmsim"], data_dir, from_zip=trivial, force=True, sources=sources)
+    message = err.value.message
+    assert "raw.recllmsim__conversations: 1 files against 5" in message and "\n" not in message
+    assert "--allow-suspect" in err.value.hint
+    assert _all_files(data_dir / "recllmsim") == before
+    assert not list(data_dir.glob(".tmp-*"))
+    # told to: swapped in, and the manifest says what was accepted
+    [res] = fetch(
+        ["recllmsim"], data_dir, from_zip=trivial, force=True, sources=sources, allow_suspect=True
+    )
+    assert res.files == 1 and any("1 files against 5" in w for w in res.warnings)
+    assert any("swapped in despite" in w for w in manifest(data_dir / "recllmsim")["warnings"])
+
+
+def test_force_from_zip_of_garbage_files_keeps_convsearch(tmp_path, data_dir):
+    before = _good_convsearch(tmp_path, data_dir)
+    garbage = _zip(
+        tmp_path / "bad.zip", {"Dialogs.json": b"garbage garbage!!", "SearchBehaviors.json": b"x"}
+    )
+    with pytest.raises(CsrwhError) as err:
+        fetch(["convsearch"], data_dir, from_zip=garbage, force=True)
+    assert "Dialogs.json: wrong top-level shape" in err.value.message
+    assert "no record lands" in err.value.message
+    assert (data_dir / "convsearch" / "Dialogs.json").read_bytes() == before
+    assert not list(data_dir.glob(".tmp-*"))
+
+
+def test_a_mirror_serving_a_zero_byte_hub_file_is_refused(server, sources, data_dir):
+    recoreact_files(server.root)
+    (server.root / HF / "news-users.jsonl").write_bytes(b"")
+    with pytest.raises(CsrwhError) as err:
+        fetch(["recoreact"], data_dir, mirror=server.url, sources=sources)
+    assert "news-users.jsonl: empty file (no record lands)" in err.value.message
+    assert not (data_dir / "recoreact").exists()
+    assert not list(data_dir.glob(".tmp-*"))
+
+
+def test_force_from_zip_with_one_trivial_file_keeps_the_real_recllmsim(
+    tmp_path, sources, data_dir, real_corpora
+):
+    """The observed case: the real 91-file RecLLMSim folder, a zip with one trivial file."""
+    import shutil
+
+    shutil.copytree(real_corpora / "recllmsim", data_dir / "recllmsim")
+    n = len(list((data_dir / "recllmsim").rglob("*.json")))
+    github_zip(tmp_path, "wzf2000", "RecLLMSim", RECLLMSIM_REF, {"x/0.json": b'{"history": []}'})
+    trivial = tmp_path / f"codeload.github.com/wzf2000/RecLLMSim/zip/{RECLLMSIM_REF}"
+    with pytest.raises(CsrwhError, match=f"1 files against {n:,}"):
+        fetch(["recllmsim"], data_dir, from_zip=trivial, force=True, sources=sources)
+    assert len(list((data_dir / "recllmsim").rglob("*.json"))) == n

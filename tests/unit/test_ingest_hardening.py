@@ -121,6 +121,68 @@ def test_real_crsarena_dialogues_with_one_missing_quote(tmp_path, duck, real_cor
     assert idx == 1 and second[:20] in raw_text and len(raw_text) < 20_000
 
 
+def drop_opening_brace_before(text: str, marker: str) -> str:
+    """``text`` without the ``{`` that opens the object holding the first ``marker``."""
+    at = text.rindex("{", 0, text.index(marker))
+    return text[:at] + text[at + 1 :]
+
+
+@pytest.mark.parametrize("indent", [4, None], ids=["pretty", "minified"])
+@pytest.mark.parametrize("broken", [2, 0], ids=["middle", "first"])
+def test_json_array_element_missing_its_opening_brace_is_the_only_reject(
+    tmp_path, duck, write_file, indent, broken
+):
+    """Issue 24.12: before the fix the good element before it was rejected with it (pretty),
+    or the bad element was split into two rejects (minified) or into one per key (first)."""
+    objs = [dialogue(i) for i in range(6)]
+    marker = f'"conversation ID": "crs_{broken}"'
+    text = drop_opening_brace_before(json.dumps(objs, indent=indent), marker)
+    write_file(tmp_path / "crsarena-dial", DIAL, text)
+    s = ingest(tmp_path, duck)
+    assert keys(duck, "crsarena__dialogues") == [(i, f"crs_{i}") for i in range(6) if i != broken]
+    [(p, idx, _ln, err, raw_text, raw_bytes)] = rejects(duck)
+    assert (p, idx) == (DIAL, broken)
+    assert err.startswith("broken JSON: an object element is missing its opening '{'")
+    assert "\n" not in err
+    elem = json.dumps(objs[broken], indent=indent)
+    if indent:
+        elem = elem.replace("\n", "\n" + " " * indent)
+    assert raw_text == drop_opening_brace_before(elem, marker).strip()  # that element, verbatim
+    assert raw_bytes == raw_text.encode()
+    assert (s.records_loaded, s.records_rejected) == (5, 1)
+
+
+def test_json_array_stray_closing_bracket_still_rejects_the_whole_element(
+    tmp_path, duck, write_file
+):
+    objs = [dialogue(i) for i in range(5)]
+    text = json.dumps(objs, indent=4)
+    at = text.index('"type": "AGENT"', text.index('"crs_2"')) + len('"type": "AGENT"')
+    write_file(tmp_path / "crsarena-dial", DIAL, text[:at] + "}" + text[at:])
+    s = ingest(tmp_path, duck)
+    assert [k for _, k in keys(duck, "crsarena__dialogues")] == ["crs_0", "crs_1", "crs_3", "crs_4"]
+    [(_, idx, _ln, err, raw_text, _b)] = rejects(duck)
+    assert idx == 2 and "stray closing bracket" in err and '"crs_2"' in raw_text
+    assert '"crs_1"' not in raw_text and '"crs_3"' not in raw_text
+    assert (s.records_loaded, s.records_rejected) == (4, 1)
+
+
+def test_real_crsarena_dialogues_with_one_missing_opening_brace(tmp_path, duck, real_corpora):
+    src = (real_corpora / "crsarena-dial" / DIAL).read_text(encoding="utf-8")
+    elements = json.loads(src)
+    third = elements[2]["conversation ID"]
+    path = tmp_path / "crsarena-dial" / DIAL
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        drop_opening_brace_before(src, f'"conversation ID": "{third}"'), encoding="utf-8"
+    )
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (len(elements) - 1, 1)
+    [(_, idx, _ln, err, raw_text, _b)] = rejects(duck)
+    assert idx == 2 and "missing its opening '{'" in err
+    assert third in raw_text and elements[1]["conversation ID"] not in raw_text
+
+
 @pytest.mark.parametrize(
     "corpus, rel, content",
     [
@@ -212,6 +274,51 @@ def test_real_votes_with_a_stray_quote(tmp_path, duck, real_corpora):
     s = ingest(tmp_path, duck)
     assert (s.records_loaded, s.records_rejected) == (n - 1, 1)
     assert rejects(duck)[0][2] == k + 1
+
+
+def test_csv_two_stray_quotes_forming_one_field_reject_their_lines_only(tmp_path, duck, write_file):
+    """Issue 24.3: ``"oops`` on one record and ``oops"`` on a record 11 lines later form one
+    well-formed quoted field; before the fix it swallowed the 10 records between them with 0
+    rejects. Both lines are rejected verbatim, the records between them land."""
+    lines = votes(30, {4: '"oops', 15: 'oops"'})
+    write_file(tmp_path / "crsarena-dial", VOTES, CSV_HEADER + "\r\n" + "\r\n".join(lines) + "\r\n")
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (28, 2)
+    assert [k for _, k in keys(duck, "crsarena__votes")] == [
+        f"s{i}" for i in range(30) if i not in (4, 15)
+    ]
+    rej = rejects(duck)
+    assert [(r[0], r[2], r[4]) for r in rej] == [
+        (VOTES, 6, 's4,u4,a,b,tie,"oops'),
+        (VOTES, 17, 's15,u15,a,b,tie,oops"'),
+    ]
+    assert all(r[3].startswith("broken CSV: stray quote") and "\n" not in r[3] for r in rej)
+    assert "line 6" in rej[1][3]
+
+
+def test_csv_multiline_field_with_its_own_line_breaks_is_kept(tmp_path, duck, write_file):
+    """Rows end in \\r\\n, the field's lines in a bare \\n (csv.writer's output, as the sample's):
+    a real multi-line field even when every line of it reads as a record."""
+    lines = votes(6, {2: '"first, line\ns9,u9,a,b,tie,second line"'})
+    write_file(tmp_path / "crsarena-dial", VOTES, CSV_HEADER + "\r\n" + "\r\n".join(lines) + "\r\n")
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (6, 0)
+
+
+def test_real_votes_with_two_stray_quotes(tmp_path, duck, real_corpora):
+    src = (real_corpora / "crsarena-dial" / VOTES).read_bytes().decode("utf-8")
+    lines = src.split("\n")
+    n = len([ln for ln in lines[1:] if ln.strip()])
+    first, last = 10, 21
+    assert lines[first].endswith(",\r") and lines[last].endswith(",\r")  # empty feedbacks
+    lines[first] = lines[first][:-1] + '"oops\r'
+    lines[last] = lines[last][:-1] + 'oops"\r'
+    path = tmp_path / "crsarena-dial" / VOTES
+    path.parent.mkdir(parents=True)
+    path.write_bytes("\n".join(lines).encode("utf-8"))
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (n - 2, 2)
+    assert [r[2] for r in rejects(duck)] == [first + 1, last + 1]
 
 
 # ----------------------------------------------------------------------------- item 10

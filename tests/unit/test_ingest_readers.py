@@ -721,3 +721,78 @@ def test_a_record_check_rejects_verbatim_with_its_reason_and_shares_state_across
         ("b.csv", 4, "bad is set to y z"),
         ("c.json", None, "id 4 already in b.csv"),
     ]
+
+
+# ----------------------------------------------------------------------------- non-finite numbers
+
+NON_FINITE = ["1e400", "-1E+999", "NaN", "Infinity", "-Infinity", "nan", "inf", "1" + "0" * 400]
+#: (folder, file, text with {v} in a number's place, raw table): every JSON reader
+JSON_FORMATS = [
+    ("cosrec", "dataset/crowd/quality.jsonl", '{{"a": 1}}\n{{"b": {v}}}\n{{"c": 2}}\n', "jsonl"),
+    (
+        "convsearch",
+        "Dialogs.json",
+        '[{{"id": 1}}, {{"id": 2, "r": [0, {v}]}}, {{"id": 3}}]',
+        "array",
+    ),
+    (
+        "convsearch",
+        "Dialogs.json",
+        '[\n  {{"id": 1}},\n  {{"id": 2, "r": {v}}},\n  {{"id": 3}}\n',  # unclosed: salvage parser
+        "salvaged",
+    ),
+    ("recllmsim", "LLM_agent_user/t/1.json", '{{"history": [], "r": {{"x": {v}}}}}', "file"),
+    (
+        "custom",
+        "alpha/a.jsonl",
+        '{{"id": "c1", "messages": [{{"role": "user", "text": "q"}}], "ratings": {{"q": {v}}}}}\n',
+        "custom",
+    ),
+]
+
+
+@pytest.mark.parametrize("value", NON_FINITE, ids=lambda v: v[:10])
+@pytest.mark.parametrize("folder, rel, text, _fmt", JSON_FORMATS, ids=[f[3] for f in JSON_FORMATS])
+def test_non_finite_numbers_are_rejected_for_every_corpus(
+    tmp_path, duck, write_file, folder, rel, text, _fmt, value
+):
+    """Issue 24.11: DuckDB's JSON reader accepts NaN, Infinity and 1e400; before the fix they
+    landed (avg() over them is NaN). Each such record is one reject with a one-line reason."""
+    write_file(tmp_path / folder, rel, text.format(v=value))
+    ingest(tmp_path, duck)
+    rej = rejects(duck, "source_path, record_index, error, raw_text")
+    [(path, _idx, err, _raw)] = [r for r in rej if r[3] and value in r[3]]
+    assert path == rel and "\n" not in err
+    if _fmt == "salvaged" and value in ("nan", "inf"):  # not even Python's JSON parser takes it
+        assert err.startswith("broken JSON")
+    else:
+        assert err.startswith(f"non-finite number: {value[:40]} (")
+    (table,) = duck.execute("select distinct table_name from raw.ingest_files").fetchone()
+    landed = duck.execute(f"select string_agg(payload::varchar, '') from raw.{table}").fetchone()
+    assert value not in (landed[0] or "")
+
+
+def test_finite_numbers_and_non_finite_words_in_strings_land(tmp_path, duck, write_file):
+    text = (
+        '[{"id": 1, "a": 1.7976931348623157e308, "b": -1e-400, "c": 1' + "2" * 60 + ", "
+        '"t": "Avengers: Infinity War, NaN, [1e400] \\"inf\\"", "NaN": [0, "Infinity"]}]'
+    )
+    write_file(tmp_path / "convsearch", "Dialogs.json", text)
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (1, 0)
+
+
+def test_non_finite_qrels_grades_are_rejected(tmp_path, duck, write_file):
+    """Issue 24.11 for the one numeric field outside JSON: a qrels grade."""
+    text = "1 0 d1 2\n1 0 d2 NaN\n1 0 d3 1e400\n1 0 d4 -inf\n1 0 d5 -1\n"
+    write_file(tmp_path / "cosrec", QRELS, text)
+    s = ingest(tmp_path, duck)
+    assert rows(duck, "cosrec__qrels", "line_number") == [(1,), (5,)]
+    rej = rejects(duck, "line_number, error, raw_text")
+    assert [(r[0], r[2]) for r in rej] == [
+        (2, "1 0 d2 NaN"),
+        (3, "1 0 d3 1e400"),
+        (4, "1 0 d4 -inf"),
+    ]
+    assert all(r[1].startswith("non-finite number: grade ") and "\n" not in r[1] for r in rej)
+    assert (s.records_loaded, s.records_rejected) == (2, 3)
