@@ -33,6 +33,7 @@ __all__ = [
     "code_version",
     "corpus_digests",
     "previous_digests",
+    "previous_table_has",
     "save_digests",
 ]
 
@@ -92,6 +93,22 @@ SCHEMA = "partitions"
 
 def _partitions_table(this) -> str:
     return f'"{this.database}"."{SCHEMA}"."{this.identifier}"'
+
+
+def previous_table_has(session, dbt, columns: Iterable[str]) -> bool:
+    """Whether dbt runs the model incrementally and its previous table has ``columns``."""
+    if not dbt.is_incremental:
+        return False
+    this = dbt.this
+    present = {
+        name
+        for (name,) in session.execute(
+            "select column_name from duckdb_columns() where database_name = ? "
+            "and schema_name = ? and table_name = ?",
+            [this.database, this.schema, this.identifier],
+        ).fetchall()
+    }
+    return set(columns) <= present
 
 
 def previous_digests(session, dbt, version: str) -> dict[str, str]:

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pandas as pd
 import pyarrow as pa
 
-from csrwh.partitions import code_version
+from csrwh.partitions import code_version, previous_table_has
 from csrwh.text_measures import segmented_word_count, token_count
 
 COLUMNS = [
@@ -95,7 +95,11 @@ def measure_texts(keyed: pa.RecordBatch, min_han_share: float) -> pa.Table:
 
 
 def model(dbt, session):
-    dbt.config(materialized="incremental", incremental_strategy="replace")
+    dbt.config(
+        materialized="incremental",
+        incremental_strategy="replace",
+        on_schema_change="sync_all_columns",
+    )
     min_han_share = float(dbt.config.get("zh_min_han_share"))
     version = code_version(
         __file__,
@@ -115,7 +119,8 @@ def model(dbt, session):
     ).set_alias("keyed")
     # the measures kept from the previous build (keys of another version never match): of
     # texts (words and tokens), and of texts and translations (tokens)
-    if dbt.is_incremental:
+    # (a table of an earlier version of this model has no keys: nothing of it is kept)
+    if previous_table_has(session, dbt, ["text_key", "translation_key"]):
         kept_words = session.sql(
             f"select distinct text_key, is_segmented, n_words_segmented, n_tokens from {dbt.this}"
         ).to_arrow_table()

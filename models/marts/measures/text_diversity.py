@@ -785,7 +785,11 @@ INPUT_COLUMNS = (
 def model(dbt, session):
     from csrwh.partitions import code_version, corpus_digests, previous_digests, save_digests
 
-    dbt.config(materialized="incremental", incremental_strategy="replace")
+    dbt.config(
+        materialized="incremental",
+        incremental_strategy="replace",
+        on_schema_change="sync_all_columns",
+    )
     turns = dbt.ref("int_turns_unioned").project(
         "conversation_id, turn_index, role, text, is_image"
     )

@@ -300,7 +300,11 @@ def build_agreement(
 def model(dbt, session):
     from csrwh.partitions import code_version, corpus_digests, previous_digests, save_digests
 
-    dbt.config(materialized="incremental", incremental_strategy="replace")
+    dbt.config(
+        materialized="incremental",
+        incremental_strategy="replace",
+        on_schema_change="sync_all_columns",
+    )
     n_samples = int(dbt.config.get("agreement_bootstrap_samples"))
     seed = int(dbt.config.get("agreement_bootstrap_seed"))
     # only the rows and columns the measures read, chosen in DuckDB (the texts and most
