@@ -9,7 +9,8 @@ not already hold:
 
 * ``int_turn_text_measures`` keys every text by the md5 of :func:`code_version` and the text,
   and measures only the texts whose key is not in its previous table;
-* the corpus-level marts (``text_diversity``, ``annotator_agreement``) keep one digest per
+* the corpus-level marts (``text_diversity``, ``annotator_agreement``; ``crs_leaderboard``,
+  CRSArena's only, is one partition) keep one digest per
   corpus of the rows they read, with the model's :func:`code_version`, in
   ``partitions.<model>`` (a schema of its own: not a mart); a corpus whose digest is
   unchanged is carried over from the previous table, the others are computed again, as a

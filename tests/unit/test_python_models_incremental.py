@@ -320,3 +320,66 @@ def test_annotator_agreement_recomputes_only_the_corpora_whose_inputs_changed(
     other = {**config, "agreement_bootstrap_seed": 10}
     _run(aa, con, "agreement", incremental=True, config=other)
     assert corpora() == [["convsearch", "cosrec", "recoreact"]]
+
+
+# --------------------------------------------------------------------------- crs_leaderboard
+
+lb = _load("models/marts/reports/crs_leaderboard.py", "crs_leaderboard_incremental")
+
+
+def _leaderboard_warehouse(seed: int) -> duckdb.DuckDBPyConnection:
+    rng = random.Random(seed)
+    con = duckdb.connect()
+    con.execute(
+        "create table votes (environment varchar, vote_order integer, system_a varchar, "
+        "system_b varchar, winner varchar)"
+    )
+    con.execute(
+        "create table conversations (conversation_id varchar, corpus varchar, subset varchar, "
+        "system_id varchar, user_sentiment varchar)"
+    )
+    systems = ["kbrd", "unicrs", "barcor", "chatgpt"]
+    for environment in ("open", "closed"):
+        for order in range(60):
+            a, b = rng.sample(systems, 2)
+            con.execute(
+                "insert into votes values (?, ?, ?, ?, ?)",
+                [environment, order, a, b, rng.choice(["a", "b", "tie"])],
+            )
+    for c in range(40):
+        con.execute(
+            "insert into conversations values (?, 'crsarena', ?, ?, ?)",
+            [
+                f"crsarena:c{c}",
+                rng.choice(["open", "closed"]),
+                rng.choice(systems),
+                rng.choice(["satisfied", "frustrated"]),
+            ],
+        )
+    con.execute("insert into conversations values ('cosrec:c1', 'cosrec', 'crowd', null, null)")
+    return con
+
+
+def test_crs_leaderboard_is_kept_while_its_inputs_are_unchanged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    con = _leaderboard_warehouse(4)
+    config = {"bt_bootstrap_samples": 30, "bt_bootstrap_seed": 3}
+    computed = _Calls(monkeypatch, lb, "build_leaderboard")
+    _run(lb, con, "leaderboard", incremental=False, config=config)
+    assert len(computed.args) == 1
+
+    # another corpus changed: the leaderboard is carried over
+    con.execute("update conversations set subset = 'raw' where corpus = 'cosrec'")
+    _run(lb, con, "leaderboard", incremental=True, config=config)
+    assert len(computed.args) == 1
+    _run(lb, con, "leaderboard_full", incremental=False, config=config)
+    _same(con, "leaderboard", "leaderboard_full")
+
+    # a vote changed: computed again, as from nothing
+    computed.args.clear()
+    con.execute("update votes set winner = 'tie' where environment = 'open' and vote_order = 5")
+    _run(lb, con, "leaderboard", incremental=True, config=config)
+    assert len(computed.args) == 1
+    _run(lb, con, "leaderboard_full", incremental=False, config=config)
+    _same(con, "leaderboard", "leaderboard_full")
