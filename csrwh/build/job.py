@@ -217,6 +217,8 @@ class _Build(_DbtState, _Checks):
         args = ["build"]
         if selection is not None:
             args += ["--select", *selection.select, "--state", str(state_dir(warehouse))]
+        elif self.full:  # --full: the incremental Python models too compute everything again
+            args.append("--full-refresh")
         try:
             with _quiet_dbt_interrupt(self.guard):
                 outcome = run_dbt(

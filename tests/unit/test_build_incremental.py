@@ -262,6 +262,37 @@ def test_missing_or_foreign_state_means_a_full_build(history: History, tmp_path:
     assert problem is not None and history.selective.build_id in problem
 
 
+def test_full_makes_dbt_refresh_the_incremental_models(
+    history: History, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--full`` runs dbt with ``--full-refresh``: the incremental Python models (issue 26)
+    compute everything again rather than carry over their previous tables."""
+    from csrwh.build import job
+    from csrwh.dbt_runner import DbtOutcome
+
+    data = tmp_path / "data"
+    shutil.copytree(history.data, data)
+    _drop_last_line(data / "cosrec/dataset/crowd/quality.jsonl")
+    warehouse = tmp_path / "wh" / "csr.duckdb"
+    warehouse.parent.mkdir()
+    shutil.copy2(history.warehouse, warehouse)
+    shutil.copytree(state_dir(history.warehouse), state_dir(warehouse))
+    monkeypatch.setenv("CSRWH_DBT_TARGET_PATH", str(history.target))
+    calls: list[list[str]] = []
+
+    def no_dbt(args, database, **kwargs):
+        calls.append(list(args))
+        return DbtOutcome(success=False, seconds=0.0, failures=["stopped by the test"])
+
+    monkeypatch.setattr(job, "run_dbt", no_dbt)
+    for full in (False, True):
+        with pytest.raises(CsrwhError):
+            build(data, warehouse, allow_rejects=True, full=full)
+    selective, full_build = calls
+    assert "--select" in selective and "--full-refresh" not in selective
+    assert "--select" not in full_build and "--full-refresh" in full_build
+
+
 # --------------------------------------------------------------------------- memory and threads
 
 

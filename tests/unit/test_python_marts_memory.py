@@ -40,6 +40,15 @@ class _Dbt:
     def __init__(self, con: duckdb.DuckDBPyConnection, config: dict | None = None) -> None:
         self._con = con
         values = config or {}
+        self.is_incremental = False  # built from nothing (csrwh.partitions)
+
+        class _This:
+            database, schema, identifier = "memory", "main", "the_model"
+
+            def __repr__(self) -> str:
+                return '"memory"."main"."the_model"'
+
+        self.this = _This()
 
         class _Config:
             def __call__(self, **kwargs) -> None:
@@ -253,7 +262,7 @@ def _agreement_warehouse(seed: int) -> duckdb.DuckDBPyConnection:
     for c in range(120):
         corpus = rng.choice(["cosrec", "convsearch"])
         conversation = f"{corpus}:c{c}"
-        conversations.append((conversation, rng.choice(["a", "b", None])))
+        conversations.append((conversation, rng.choice(["a", "b", None]), corpus))
         for t in range(4):
             for annotator in rng.sample(["x", "y", "z"], rng.choice([1, 1, 2, 3])):
                 for label in rng.sample(["ask", "tell", "bye"], rng.choice([1, 1, 2])):
@@ -307,8 +316,10 @@ def _agreement_warehouse(seed: int) -> duckdb.DuckDBPyConnection:
         "(partition by corpus, label_scheme, conversation_id, turn_index, annotator, "
         "raw_label) = 1"
     )
-    con.execute("create table conversations (conversation_id varchar, subset varchar)")
-    con.executemany("insert into conversations values (?, ?)", conversations)
+    con.execute(
+        "create table conversations (conversation_id varchar, subset varchar, corpus varchar)"
+    )
+    con.executemany("insert into conversations values (?, ?, ?)", conversations)
     return con
 
 
@@ -322,7 +333,7 @@ def test_agreement_model_filtering_in_duckdb_is_the_whole_frames_result(seed: in
         con.table("ratings").df(),
         200,
         9,
-        con.table("conversations").df(),
+        con.table("conversations").project("conversation_id, subset").df(),
     )
     assert len(got) > 0
     pd.testing.assert_frame_equal(got, expected, check_exact=True, check_dtype=False)

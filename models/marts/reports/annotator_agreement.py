@@ -298,7 +298,13 @@ def build_agreement(
 
 
 def model(dbt, session):
-    dbt.config(materialized="table")
+    from csrwh.partitions import code_version, corpus_digests, previous_digests, save_digests
+
+    dbt.config(
+        materialized="incremental",
+        incremental_strategy="replace",
+        on_schema_change="sync_all_columns",
+    )
     n_samples = int(dbt.config.get("agreement_bootstrap_samples"))
     seed = int(dbt.config.get("agreement_bootstrap_seed"))
     # only the rows and columns the measures read, chosen in DuckDB (the texts and most
@@ -337,9 +343,76 @@ def model(dbt, session):
         )
     )
     used = intents.project("conversation_id").union(ratings.project("conversation_id"))
-    conversations = dbt.ref("conversations").project("conversation_id, subset")
+    conversations = dbt.ref("conversations").project("conversation_id, subset, corpus")
     conversations = conversations.join(
         used.distinct().set_alias("used"), "conversation_id", how="semi"
     )
-    frame = build_agreement(intents.df(), ratings.df(), n_samples, seed, conversations.df())
-    return pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
+    # per-corpus partitions: a corpus whose rows read here, settings and code are unchanged
+    # is carried over (each row's bootstrap is seeded alone, so corpora are independent)
+    version = code_version(
+        __file__,
+        modules=["csrwh.stats"],
+        packages=["numpy", "pandas", "scipy"],
+        settings={"n_samples": n_samples, "seed": seed},
+    )
+    digests = _merge_digests(
+        corpus_digests(intents, INTENT_COLUMNS),
+        corpus_digests(ratings, RATING_COLUMNS),
+        corpus_digests(conversations, ("conversation_id", "subset")),
+    )
+    previous = previous_digests(session, dbt, version)
+    carried = sorted(c for c, digest in digests.items() if previous.get(c) == digest)
+    todo = sorted(set(digests) - set(carried))
+    in_todo = f"list_contains({_sql_list(todo)}, corpus)"
+    frame = build_agreement(
+        intents.filter(in_todo).df(),
+        ratings.filter(in_todo).df(),
+        n_samples,
+        seed,
+        conversations.filter(in_todo).project("conversation_id, subset").df(),
+    )
+    computed = pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
+    if carried:
+        kept = (
+            session.sql(f"select * from {dbt.this}")
+            .filter(f"list_contains({_sql_list(carried)}, corpus)")
+            .to_arrow_table()
+            .select(SCHEMA.names)
+            .cast(SCHEMA)
+        )
+        computed = pa.concat_tables([kept, computed])
+    save_digests(session, dbt, version, digests)
+    return computed.sort_by(
+        [("corpus", "ascending"), ("subject", "ascending"), ("measure", "ascending")]
+    )
+
+
+INTENT_COLUMNS = (
+    "label_scheme",
+    "conversation_id",
+    "turn_index",
+    "annotator",
+    "raw_label",
+    "source",
+    "is_primary",
+)
+RATING_COLUMNS = (
+    "aspect",
+    "conversation_id",
+    "turn_index",
+    "item_id",
+    "rater_kind",
+    "rater_id",
+    "value",
+)
+
+
+def _merge_digests(*parts: dict[str, str]) -> dict[str, str]:
+    """corpus -> the digests of each input (an input without the corpus: '-')."""
+    corpora = sorted(set().union(*parts))
+    return {c: "/".join(part.get(c, "-") for part in parts) for c in corpora}
+
+
+def _sql_list(values: list[str]) -> str:
+    """A SQL list literal of strings (typed, so an empty one is too)."""
+    return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + "]::varchar[]"

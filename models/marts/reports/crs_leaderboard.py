@@ -10,6 +10,10 @@ Statistics come from ``csrwh.stats``: sequential Elo (initial 1000, K 16), ridge
 Bradley-Terry strengths on the same scale with percentile bootstrap intervals
 (``var('bt_bootstrap_samples')`` resamples, seed ``var('bt_bootstrap_seed')``, passed in
 through this model's config in ``_reports__models.yml``).
+
+Incremental (issue 26, ``csrwh.partitions``): one partition, the votes and CRSArena
+conversations it reads; while they, the settings and the code are unchanged, a build keeps
+the previous table.
 """
 
 from __future__ import annotations
@@ -148,16 +152,46 @@ def build_leaderboard(
     )
 
 
+#: The inputs the leaderboard reads (one partition: CRSArena's votes and conversations).
+VOTE_COLUMNS = ("environment", "vote_order", "system_a", "system_b", "winner")
+CONVERSATION_COLUMNS = ("subset", "system_id", "user_sentiment")
+
+
 def model(dbt, session):
-    dbt.config(materialized="table")
+    from csrwh.partitions import code_version, corpus_digests, previous_digests, save_digests
+
+    dbt.config(
+        materialized="incremental",
+        incremental_strategy="replace",
+        on_schema_change="sync_all_columns",
+    )
     n_samples = int(dbt.config.get("bt_bootstrap_samples"))
     seed = int(dbt.config.get("bt_bootstrap_seed"))
     # only the columns (and conversations) the leaderboard reads
-    votes = dbt.ref("votes").project("environment, vote_order, system_a, system_b, winner").df()
+    votes = dbt.ref("votes").project("'crsarena' as corpus, " + ", ".join(VOTE_COLUMNS))
     conversations = (
         dbt.ref("conversations")
         .filter("corpus = 'crsarena'")
         .project("corpus, subset, system_id, user_sentiment")
-        .df()
     )
-    return build_leaderboard(votes, conversations, n_samples=n_samples, seed=seed)
+    # one partition (csrwh.partitions): unchanged inputs and code keep the previous table
+    version = code_version(
+        __file__,
+        modules=["csrwh.stats"],
+        packages=["numpy", "pandas", "scipy"],
+        settings={"n_samples": n_samples, "seed": seed},
+    )
+    digests = {
+        "crsarena": corpus_digests(votes, VOTE_COLUMNS).get("crsarena", "-")
+        + "/"
+        + corpus_digests(conversations, CONVERSATION_COLUMNS).get("crsarena", "-")
+    }
+    if previous_digests(session, dbt, version) == digests:
+        return session.sql(f"select * from {dbt.this}").to_arrow_table()
+    save_digests(session, dbt, version, digests)
+    return build_leaderboard(
+        votes.project(", ".join(VOTE_COLUMNS)).df(),
+        conversations.df(),
+        n_samples=n_samples,
+        seed=seed,
+    )

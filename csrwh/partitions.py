@@ -1,0 +1,142 @@
+"""What the incremental Python models keep from one build to the next (issue 26).
+
+The Python models are dbt ``materialized="incremental"`` models with the project's ``replace``
+strategy (``macros/incremental_replace.sql``: the model returns the whole table, which
+replaces the previous one). When dbt runs them incrementally (``dbt.is_incremental``: the
+table exists and neither ``--full-refresh`` nor ``csrwh build --full``/``--full-refresh``
+asked otherwise) they read their previous table (``dbt.this``) and compute only what it does
+not already hold:
+
+* ``int_turn_text_measures`` keys every text by the md5 of :func:`code_version` and the text,
+  and measures only the texts whose key is not in its previous table;
+* the corpus-level marts (``text_diversity``, ``annotator_agreement``; ``crs_leaderboard``,
+  CRSArena's only, is one partition) keep one digest per
+  corpus of the rows they read, with the model's :func:`code_version`, in
+  ``partitions.<model>`` (a schema of its own: not a mart); a corpus whose digest is
+  unchanged is carried over from the previous table, the others are computed again, as a
+  full rebuild would, and a corpus that is gone is dropped.
+
+A code version covers the model's own source (its file, as dbt compiled it), the sources of
+the csrwh modules it names, the versions of the packages it names and its settings, so any
+change to what the figures depend on computes them again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "code_version",
+    "corpus_digests",
+    "previous_digests",
+    "previous_table_has",
+    "save_digests",
+]
+
+#: dbt appends its own code to a Python model's source after this line (compiled code).
+_DBT_POSTFIX = "# This part is user provided model code"
+
+
+def _module_source(module: str) -> bytes:
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return b"<not installed>"
+    return Path(spec.origin).read_bytes()
+
+
+def code_version(
+    model_file: str | Path,
+    modules: Iterable[str] = (),
+    packages: Iterable[str] = (),
+    settings: Mapping[str, Any] | None = None,
+) -> str:
+    """sha256 (hex) of the model's source (``model_file``: its ``__file__``; dbt's appended
+    code left out), the sources of ``modules``, the versions of ``packages`` and ``settings``."""
+    source = Path(model_file).read_text("utf-8")
+    digest = hashlib.sha256(source.split(_DBT_POSTFIX, 1)[0].encode("utf-8") + b"\0")
+    for module in sorted(modules):
+        digest.update(module.encode() + b"\0" + _module_source(module) + b"\0")
+    for package in sorted(packages):
+        try:
+            version = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            version = "<not installed>"
+        digest.update(f"{package}=={version}\0".encode())
+    for key, value in sorted((settings or {}).items()):
+        digest.update(f"{key}={value!r}\0".encode())
+    return digest.hexdigest()
+
+
+def corpus_digests(relation, columns: Iterable[str]) -> dict[str, str]:
+    """corpus -> digest of the rows of ``relation`` (a DuckDB relation with a ``corpus``
+    column), each row's ``columns`` taken as text (JSON: NULL and separators unambiguous).
+
+    Order-independent (a row's position counts only through its columns): the xor and the
+    count of the rows' md5s, per corpus."""
+    as_text = ", ".join(f'"{name}"::varchar' for name in columns)
+    rows = (
+        relation.project(f"corpus, md5_number(to_json([{as_text}])) as row_md5")
+        .aggregate("corpus, bit_xor(row_md5)::varchar || ':' || count(*)::varchar", "corpus")
+        .fetchall()
+    )
+    return {corpus: digest for corpus, digest in rows}
+
+
+#: The schema of the partitions' digests: out of the marts' (not listed, exported or compared
+#: as marts), one table per model, named as the model.
+SCHEMA = "partitions"
+
+
+def _partitions_table(this) -> str:
+    return f'"{this.database}"."{SCHEMA}"."{this.identifier}"'
+
+
+def previous_table_has(session, dbt, columns: Iterable[str]) -> bool:
+    """Whether dbt runs the model incrementally and its previous table has ``columns``."""
+    if not dbt.is_incremental:
+        return False
+    this = dbt.this
+    present = {
+        name
+        for (name,) in session.execute(
+            "select column_name from duckdb_columns() where database_name = ? "
+            "and schema_name = ? and table_name = ?",
+            [this.database, this.schema, this.identifier],
+        ).fetchall()
+    }
+    return set(columns) <= present
+
+
+def previous_digests(session, dbt, version: str) -> dict[str, str]:
+    """corpus -> digest of the rows the previous table's rows of that corpus were computed
+    from, with this ``version`` of the code (empty: not incremental, or nothing kept)."""
+    if not dbt.is_incremental:
+        return {}
+    table = _partitions_table(dbt.this)
+    try:
+        rows = session.execute(
+            f"select corpus, inputs_digest from {table} where code_version = ?", [version]
+        ).fetchall()
+    except Exception:  # noqa: BLE001 - no such table yet: nothing is carried over
+        return {}
+    return {corpus: digest for corpus, digest in rows}
+
+
+def save_digests(session, dbt, version: str, digests: Mapping[str, str]) -> None:
+    """Record, for the table the model returns, each corpus's inputs digest and ``version``."""
+    table = _partitions_table(dbt.this)
+    session.execute(f'create schema if not exists "{dbt.this.database}"."{SCHEMA}"')
+    session.execute(
+        f"create or replace table {table} (corpus varchar, inputs_digest varchar, "
+        "code_version varchar)"
+    )
+    if digests:
+        session.executemany(
+            f"insert into {table} values (?, ?, ?)",
+            [(corpus, digest, version) for corpus, digest in sorted(digests.items())],
+        )

@@ -1,0 +1,385 @@
+"""The Python models compute only what changed (issue 26, ``csrwh.partitions``).
+
+Each model is run as dbt-duckdb runs it (``model(dbt, session)``; its result replaces the
+table, the ``replace`` strategy): first from nothing, then incrementally (``dbt.is_incremental``,
+its previous table in ``dbt.this``) after a change. The incremental result equals a run from
+nothing on the changed inputs, row for row, and only the changed texts / corpora are
+computed again (counted by wrapping the functions that compute them).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+from csrwh.config import PROJECT_ROOT
+
+
+def _load(relative: str, name: str):
+    spec = importlib.util.spec_from_file_location(name, PROJECT_ROOT / relative)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+tm = _load("models/intermediate/shared/int_turn_text_measures.py", "text_measures_incremental")
+td = _load("models/marts/measures/text_diversity.py", "text_diversity_incremental")
+aa = _load("models/marts/reports/annotator_agreement.py", "annotator_agreement_incremental")
+
+
+class _Dbt:
+    """dbt-duckdb's ``dbt`` object: refs are relations, ``this`` the model's table."""
+
+    def __init__(self, con, identifier: str, incremental: bool, config: dict | None = None):
+        self._con = con
+        values = config or {}
+
+        class _Config:
+            def __call__(self, **kwargs) -> None:
+                pass
+
+            def get(self, key, default=None):
+                return values.get(key, default)
+
+        class _This:
+            database, schema = "memory", "main"
+
+            def __repr__(self) -> str:
+                return f'"memory"."main"."{identifier}"'
+
+        _This.identifier = identifier
+        self.config = _Config()
+        self.this = _This()
+        self.is_incremental = incremental
+
+    def ref(self, name: str):
+        return self._con.table(name)
+
+
+def _run(module, con, identifier: str, incremental: bool, config: dict | None = None) -> None:
+    """Run the model and replace its table with the result (the ``replace`` strategy)."""
+    result = module.model(_Dbt(con, identifier, incremental, config), con)
+    table = result.to_arrow_table() if isinstance(result, duckdb.DuckDBPyRelation) else result
+    con.register("model_result", table)
+    con.execute(f'create or replace table main."{identifier}" as select * from model_result')
+    con.unregister("model_result")
+
+
+def _one(con, sql: str):
+    """The one value ``sql`` selects."""
+    return con.execute(sql).fetchall()[0][0]
+
+
+def _same(con, a: str, b: str) -> None:
+    """Tables ``a`` and ``b`` hold the same rows (EXCEPT ALL both ways)."""
+    assert con.execute(f"select count(*) from {a}").fetchall()[0][0] > 0
+    for left, right in ((a, b), (b, a)):
+        extra = con.execute(
+            f"select count(*) from (select * from {left} except all select * from {right})"
+        ).fetchall()[0][0]
+        assert extra == 0, f"{extra} row(s) of {left} not in {right}"
+
+
+class _Calls:
+    """Wraps a module function and records its first argument of every call."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, module, name: str) -> None:
+        self.args: list = []
+        original = getattr(module, name)
+
+        def wrapped(*args, **kwargs):
+            self.args.append(args[0])
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapped)
+
+
+# --------------------------------------------------------------------------- text measures
+
+TEXTS = ["Hello world", "你好，世界", "I would like 一本书", "", "Hello world", "再见 朋友们"]
+
+
+def _turns_warehouse() -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute(
+        "create table int_turns_unioned (conversation_id varchar, turn_index integer, "
+        "text varchar, text_translation varchar)"
+    )
+    rows = []
+    for c in range(40):
+        for t in range(len(TEXTS)):
+            text = TEXTS[t] if c % 7 else f"{TEXTS[t]} #{c}"  # repeated and own texts
+            translation = "Goodbye friends" if TEXTS[t].startswith("再见") else None
+            rows.append((f"cosrec:c{c}", t, None if (c, t) == (3, 3) else text, translation))
+    con.executemany("insert into int_turns_unioned values (?, ?, ?, ?)", rows)
+    return con
+
+
+def test_text_measures_measure_only_texts_not_measured_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    con = _turns_warehouse()
+    config = {"zh_min_han_share": 0.3}
+    measured = _Calls(monkeypatch, tm, "segmented_word_count")
+    _run(tm, con, "measures", incremental=False, config=config)
+    distinct = con.execute(
+        "select count(distinct coalesce(text, '')) + (select count(distinct text_translation) "
+        "from int_turns_unioned where text_translation not in (select text from "
+        "int_turns_unioned where text is not null)) from int_turns_unioned"
+    ).fetchall()[0][0]
+    assert len(measured.args) == distinct  # each distinct text once, not once per turn
+    # the values are the per-turn function's
+    expected = tm.text_measures(con.table("int_turns_unioned").df(), 0.3)
+    con.register("expected", pa.Table.from_pandas(expected, preserve_index=False))
+    _same(
+        con,
+        "(select * exclude (text_key, translation_key) from measures)",
+        "(select * from expected)",
+    )
+
+    # nothing changed: nothing is measured
+    measured.args.clear()
+    _run(tm, con, "measures", incremental=True, config=config)
+    assert measured.args == []
+
+    # one utterance changed, one removed: only the new text is measured
+    con.execute(
+        "update int_turns_unioned set text = 'A brand new 文本' "
+        "where conversation_id = 'cosrec:c1' and turn_index = 2"
+    )
+    con.execute("delete from int_turns_unioned where conversation_id = 'cosrec:c0'")
+    _run(tm, con, "measures", incremental=True, config=config)
+    assert measured.args == ["A brand new 文本"]
+    _run(tm, con, "measures_full", incremental=False, config=config)
+    _same(con, "measures", "measures_full")
+
+    # another setting is another version: everything is measured again
+    measured.args.clear()
+    _run(tm, con, "measures", incremental=True, config={"zh_min_han_share": 0.9})
+    keys = _one(con, "select count(distinct text_key) from measures")
+    translations = _one(
+        con,
+        "select count(distinct translation_key) from measures "
+        "where translation_key not in (select text_key from measures)",
+    )
+    assert len(measured.args) == keys + translations
+
+
+# --------------------------------------------------------------------------- text_diversity
+
+WORDS = ["The", "film.", "e.g.", "ΣΟΦΟΣ", "İstanbul", "...", "a.b", "x", "你好", "movie"]
+
+
+def _diversity_warehouse(seed: int) -> duckdb.DuckDBPyConnection:
+    rng = random.Random(seed)
+    con = duckdb.connect()
+    con.execute(
+        "create table int_turns_unioned (conversation_id varchar, turn_index integer, "
+        "role varchar, text varchar, is_image boolean)"
+    )
+    con.execute(
+        "create table conversations (conversation_id varchar, corpus varchar, subset varchar, "
+        "system_id varchar, source_path varchar, source_record_index integer)"
+    )
+    for corpus in ("cosrec", "crsarena", "recllmsim"):
+        for c in range(60):
+            conversation = f"{corpus}:c{c:03d}"
+            con.execute(
+                "insert into conversations values (?, ?, ?, ?, ?, ?)",
+                [
+                    conversation,
+                    corpus,
+                    rng.choice(["a", "b"]),
+                    rng.choice(["s1", "s2", None]),
+                    f"f{c % 2}",
+                    c,
+                ],
+            )
+            for t in range(8):
+                text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 30)))
+                role = "user" if t % 2 == 0 else "system"
+                con.execute(
+                    "insert into int_turns_unioned values (?, ?, ?, ?, ?)",
+                    [conversation, t, role, text, None],
+                )
+    return con
+
+
+def test_text_diversity_recomputes_only_the_corpora_whose_inputs_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    con = _diversity_warehouse(3)
+    computed = _Calls(monkeypatch, td, "_corpus_rows")
+    _run(td, con, "text_diversity", incremental=False)
+    assert computed.args == ["cosrec", "crsarena", "recllmsim"]
+    assert any(row[0] for row in con.execute("select is_truncated from text_diversity").fetchall())
+
+    computed.args.clear()
+    _run(td, con, "text_diversity", incremental=True)
+    assert computed.args == []  # nothing changed: every corpus carried over
+
+    # a text of crsarena changes; recllmsim's file order changes; cosrec goes
+    con.execute(
+        "update int_turns_unioned set text = 'a changed text' "
+        "where conversation_id = 'crsarena:c007' and turn_index = 3"
+    )
+    con.execute(
+        "update conversations set source_record_index = 1000 "
+        "where conversation_id = 'recllmsim:c000'"
+    )
+    con.execute("delete from conversations where corpus = 'cosrec'")
+    _run(td, con, "text_diversity", incremental=True)
+    assert computed.args == ["crsarena", "recllmsim"]
+    _run(td, con, "text_diversity_full", incremental=False)
+    _same(con, "text_diversity", "text_diversity_full")
+    assert _one(con, "select count(*) from text_diversity where corpus = 'cosrec'") == 0
+
+
+# --------------------------------------------------------------------------- annotator_agreement
+
+
+def _agreement_warehouse(seed: int) -> duckdb.DuckDBPyConnection:
+    rng = random.Random(seed)
+    con = duckdb.connect()
+    con.execute(
+        "create table intents (corpus varchar, label_scheme varchar, conversation_id varchar, "
+        "turn_index integer, annotator varchar, raw_label varchar, source varchar, "
+        "is_primary boolean)"
+    )
+    con.execute(
+        "create table ratings (corpus varchar, aspect varchar, conversation_id varchar, "
+        "turn_index integer, item_id varchar, rater_kind varchar, rater_id varchar, "
+        "value double)"
+    )
+    con.execute(
+        "create table conversations (conversation_id varchar, corpus varchar, subset varchar)"
+    )
+    for corpus in ("cosrec", "convsearch", "recoreact"):
+        for c in range(40):
+            conversation = f"{corpus}:c{c}"
+            con.execute(
+                "insert into conversations values (?, ?, ?)",
+                [conversation, corpus, rng.choice(["a", "b"])],
+            )
+            for t in range(3):
+                for annotator in ("x", "y"):
+                    con.execute(
+                        "insert into intents values (?, ?, ?, ?, ?, ?, 'human', true)",
+                        [
+                            corpus,
+                            f"{corpus}_intent",
+                            conversation,
+                            t,
+                            annotator,
+                            rng.choice(["ask", "tell"]),
+                        ],
+                    )
+                for rater in ("r1", "r2"):
+                    con.execute(
+                        "insert into ratings values (?, 'fluency', ?, ?, null, 'crowd', ?, ?)",
+                        [corpus, conversation, t, rater, float(rng.randint(1, 4))],
+                    )
+    return con
+
+
+def test_annotator_agreement_recomputes_only_the_corpora_whose_inputs_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    con = _agreement_warehouse(5)
+    config = {"agreement_bootstrap_samples": 50, "agreement_bootstrap_seed": 9}
+    computed = _Calls(monkeypatch, aa, "build_agreement")
+
+    def corpora() -> list[list[str]]:
+        return [sorted(set(intents["corpus"])) for intents in computed.args]
+
+    _run(aa, con, "agreement", incremental=False, config=config)
+    assert corpora() == [["convsearch", "cosrec", "recoreact"]]
+
+    computed.args.clear()
+    _run(aa, con, "agreement", incremental=True, config=config)
+    assert corpora() == [[]]  # nothing changed: every corpus carried over
+
+    computed.args.clear()
+    con.execute(
+        "update ratings set value = 5 where conversation_id = 'cosrec:c3' and rater_id = 'r1'"
+    )
+    con.execute("update conversations set subset = 'c' where conversation_id = 'recoreact:c1'")
+    _run(aa, con, "agreement", incremental=True, config=config)
+    assert corpora() == [["cosrec", "recoreact"]]
+    _run(aa, con, "agreement_full", incremental=False, config=config)
+    _same(con, "agreement", "agreement_full")
+
+    # other bootstrap settings: every corpus again
+    computed.args.clear()
+    other = {**config, "agreement_bootstrap_seed": 10}
+    _run(aa, con, "agreement", incremental=True, config=other)
+    assert corpora() == [["convsearch", "cosrec", "recoreact"]]
+
+
+# --------------------------------------------------------------------------- crs_leaderboard
+
+lb = _load("models/marts/reports/crs_leaderboard.py", "crs_leaderboard_incremental")
+
+
+def _leaderboard_warehouse(seed: int) -> duckdb.DuckDBPyConnection:
+    rng = random.Random(seed)
+    con = duckdb.connect()
+    con.execute(
+        "create table votes (environment varchar, vote_order integer, system_a varchar, "
+        "system_b varchar, winner varchar)"
+    )
+    con.execute(
+        "create table conversations (conversation_id varchar, corpus varchar, subset varchar, "
+        "system_id varchar, user_sentiment varchar)"
+    )
+    systems = ["kbrd", "unicrs", "barcor", "chatgpt"]
+    for environment in ("open", "closed"):
+        for order in range(60):
+            a, b = rng.sample(systems, 2)
+            con.execute(
+                "insert into votes values (?, ?, ?, ?, ?)",
+                [environment, order, a, b, rng.choice(["a", "b", "tie"])],
+            )
+    for c in range(40):
+        con.execute(
+            "insert into conversations values (?, 'crsarena', ?, ?, ?)",
+            [
+                f"crsarena:c{c}",
+                rng.choice(["open", "closed"]),
+                rng.choice(systems),
+                rng.choice(["satisfied", "frustrated"]),
+            ],
+        )
+    con.execute("insert into conversations values ('cosrec:c1', 'cosrec', 'crowd', null, null)")
+    return con
+
+
+def test_crs_leaderboard_is_kept_while_its_inputs_are_unchanged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    con = _leaderboard_warehouse(4)
+    config = {"bt_bootstrap_samples": 30, "bt_bootstrap_seed": 3}
+    computed = _Calls(monkeypatch, lb, "build_leaderboard")
+    _run(lb, con, "leaderboard", incremental=False, config=config)
+    assert len(computed.args) == 1
+
+    # another corpus changed: the leaderboard is carried over
+    con.execute("update conversations set subset = 'raw' where corpus = 'cosrec'")
+    _run(lb, con, "leaderboard", incremental=True, config=config)
+    assert len(computed.args) == 1
+    _run(lb, con, "leaderboard_full", incremental=False, config=config)
+    _same(con, "leaderboard", "leaderboard_full")
+
+    # a vote changed: computed again, as from nothing
+    computed.args.clear()
+    con.execute("update votes set winner = 'tie' where environment = 'open' and vote_order = 5")
+    _run(lb, con, "leaderboard", incremental=True, config=config)
+    assert len(computed.args) == 1
+    _run(lb, con, "leaderboard_full", incremental=False, config=config)
+    _same(con, "leaderboard", "leaderboard_full")
