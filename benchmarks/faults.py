@@ -20,10 +20,14 @@ goes all the way to publishing) and injects one fault:
   directory and ``-``; a lock that is a symlink or a directory; ``sample --out`` a folder of real
   corpora and its own output; ``validate``; markup in a value; ``--port 99999``; ``--out`` under
   a file; bad ``CSRWH_MEMORY_LIMIT``/``CSRWH_THREADS``; and, as the issue describes them, a
-  stale WAL, two stray quotes in ``votes_open.csv``, ``export --trec-dir`` into a user's folder
-  and ``report --out`` over a user's ``tables/``. A second table: case, exit code, published
-  sha256 unchanged, records lost (conversations rows of the published warehouse lost, plus the
-  user's files changed or removed, plus — for the votes — records neither landed nor rejected).
+  stale WAL, two stray quotes in ``votes_open.csv``, ``export --trec-dir`` into a user's folder,
+  ``report --out`` over a user's ``tables/``, ``fetch --from-zip --force`` with a garbage or
+  trivial zip and a mirror serving a 0-byte hub file, bad CoSRec lines after an incremental
+  ``build --allow-rejects`` (the rejects summary), ``1e400``/``NaN`` ratings in a custom line and
+  a JSON array element missing its ``{``. A second table: case, exit code, published sha256
+  unchanged, records lost (conversations rows of the published warehouse lost, plus the user's
+  files changed or removed, plus — for the votes, the bad lines and the broken element — records
+  neither landed nor rejected).
 
 For each it checks that the published file is intact (the same bytes, or — for the concurrent
 builds — a complete build of one input, never a mix, readable by a fresh reader), that the next
@@ -78,7 +82,8 @@ def query(warehouse: Path, sql: str):
 
     con = duckdb.connect(":memory:")
     try:
-        con.execute(f"attach '{warehouse}' as w (read_only)")
+        path = str(warehouse).replace("'", "''")
+        con.execute(f"attach '{path}' as w (read_only)")
         con.execute("use w")
         return con.execute(sql).fetchall()
     finally:
@@ -182,10 +187,16 @@ def prepare(root: Path, runner: Runner) -> tuple[Path, Path, Path]:
     return original, changed, baseline
 
 
-def fresh_site(trial: Path, baseline: Path) -> Path:
+def fresh_site(trial: Path, baseline: Path, with_state: bool = False) -> Path:
+    """A copy of the published baseline; ``with_state`` also copies its saved dbt state (the
+    ``.build/state`` folder), so the next build there can be a selective (incremental) one."""
     warehouse = trial / "wh" / "csr.duckdb"
     warehouse.parent.mkdir()
     shutil.copy2(baseline, warehouse)
+    if with_state:
+        from csrwh.build.paths import state_dir
+
+        shutil.copytree(state_dir(baseline), state_dir(warehouse))
     return warehouse
 
 
@@ -428,6 +439,38 @@ def _published_case(
     if not one_line(result):
         row.note = "not one error line"
     (trial / "stderr.txt").write_text(result.stderr)
+
+
+def _zip(path: Path, members: dict[str, bytes], comment: str | None = None) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        if comment:
+            zf.comment = comment.encode()
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return path
+
+
+def _fetch_row(
+    row: CommandRow,
+    result: subprocess.CompletedProcess[str],
+    before: dict[str, str],
+    after: dict[str, str],
+    data: Path,
+    what: str,
+) -> None:
+    """A refused fetch: exit 1, one line, the corpus folder's files all kept, no temp folder."""
+    row.code = result.returncode
+    row.published_unchanged = True  # fetch never opens a warehouse
+    row.records_lost = lost_files(before, after)
+    temps = sorted(p.name for p in data.glob(".tmp-*")) if data.exists() else []
+    row.ok = row.code == 1 and not row.records_lost and not temps and one_line(result)
+    error = next((ln for ln in result.stderr.splitlines() if ln.startswith("error:")), "")
+    error = error.replace(str(data.parent), "…")  # the trial folder: not worth the width
+    row.note = "; ".join(
+        x for x in (what, f"`{error[:160].replace('|', PIPE)}`" if error else "", *temps) if x
+    )
 
 
 def command_cases(
@@ -742,6 +785,298 @@ def command_cases(
             after.get(k) != v for k, v in before.items()
         )
         row.ok = row.ok and not row.records_lost
+
+    # ---- 24.4: fetch checks what it got before it swaps a corpus folder
+    @case(
+        "24.4",
+        "fetch convsearch --from-zip <garbage zip> --force",
+        "1, refused; the corpus folder unchanged",
+    )
+    def _(row, trial):
+        data = trial / "data"
+        good = _zip(
+            trial / "good.zip",
+            {
+                f"ConvSearch-v1.1-Main/{p.name}": p.read_bytes()
+                for p in sorted((original / "convsearch").glob("*.json"))
+            },
+        )
+        first = cli(
+            "fetch", "convsearch", "--from-zip", str(good), "--data-dir", str(data), cwd=trial
+        )
+        if first.returncode != 0:
+            raise RuntimeError(f"fetching the good zip failed: {first.stderr.strip()[-200:]}")
+        bad = _zip(
+            trial / "bad.zip",
+            {"Dialogs.json": b"garbage garbage!!", "SearchBehaviors.json": b"x"},
+        )
+        before = files_of(data / "convsearch")
+        result = cli(
+            "fetch",
+            "convsearch",
+            "--from-zip",
+            str(bad),
+            "--force",
+            "--data-dir",
+            str(data),
+            cwd=trial,
+        )
+        _fetch_row(
+            row, result, before, files_of(data / "convsearch"), data, f"its {len(before)} files"
+        )
+
+    @case(
+        "24.4",
+        "fetch recllmsim --from-zip <one trivial file> --force",
+        "1, refused; the corpus folder unchanged",
+    )
+    def _(row, trial):
+        from csrwh.fetch import load_sources
+
+        ref = load_sources()["corpora"]["recllmsim"]["ref"]
+        real = ROOT.parent / "shared" / "corpora" / "recllmsim"
+        source = real if real.is_dir() else original / "recllmsim"
+        data = trial / "data"
+        shutil.copytree(source, data / "recllmsim")
+        trivial = _zip(
+            trial / "trivial.zip",
+            {f"RecLLMSim-{ref}/": b"", f"RecLLMSim-{ref}/x/0.json": b'{"history": []}'},
+            comment=ref,
+        )
+        before = files_of(data / "recllmsim")
+        result = cli(
+            "fetch",
+            "recllmsim",
+            "--from-zip",
+            str(trivial),
+            "--force",
+            "--data-dir",
+            str(data),
+            cwd=trial,
+        )
+        what = "the real" if source == real else "the sample's"
+        _fetch_row(
+            row, result, before, files_of(data / "recllmsim"), data, f"{what} {len(before)} files"
+        )
+
+    @case(
+        "24.4",
+        "fetch recoreact from a mirror serving a 0-byte hub file",
+        "1, refused; no folder created",
+    )
+    def _(row, trial):
+        import functools
+        import threading
+        from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+        www = trial / "www"
+        hub = www / "huggingface.co/datasets/microsoft/RecoReact/resolve/main"
+        hub.mkdir(parents=True)
+        for domain in ("news", "travel", "meals"):  # the sample has no RecoReact: 3 records each
+            for entity in ("products", "users", "impressions"):
+                lines = (f'{{"id": "{domain}-{entity}-{i}"}}\n' for i in range(3))
+                (hub / f"{domain}-{entity}.jsonl").write_text("".join(lines), "utf-8")
+        (hub / "news-users.jsonl").write_bytes(b"")
+
+        class Quiet(SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=www))
+        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        thread.start()
+        try:
+            data = trial / "data"
+            result = cli(
+                "fetch",
+                "recoreact",
+                "--data-dir",
+                str(data),
+                cwd=trial,
+                env={"CSRWH_MIRROR": f"http://127.0.0.1:{httpd.server_address[1]}/"},
+            )
+        finally:
+            httpd.shutdown()
+            httpd.server_close()
+        _fetch_row(row, result, {}, {}, data, "")
+        created = (data / "recoreact").exists()
+        row.ok = row.ok and not created
+        if created:
+            row.note = f"{row.note}; a recoreact folder was created".lstrip("; ")
+
+    # ---- 24.10: the rejects summary follows raw.rejected_records after an incremental build
+    @case(
+        "24.10",
+        "2 bad CoSRec lines, incremental build --allow-rejects",
+        "0, raw.rejected_records = rejected_records_summary = 2",
+    )
+    def _(row, trial):
+        data = trial / "data"
+        shutil.copytree(original, data)
+        with (data / "cosrec/dataset/raw/conversations.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write('{"CoSRec-Raw_bad1": oops}\n[1, 2]\n')
+        # published from the same data less the 2 lines, with its saved dbt state: incremental
+        warehouse = fresh_site(trial, baseline, with_state=True)
+        n = rows_of(warehouse)
+        result = cli(
+            "build",
+            "--warehouse",
+            str(warehouse),
+            "--data-dir",
+            str(data),
+            "--allow-rejects",
+            cwd=trial,
+        )
+        row.code = result.returncode
+        selective = "selective build:" in result.stdout + result.stderr
+        row.published_unchanged = None
+        sql = cli(
+            "sql",
+            "select (select count(*) from raw.rejected_records), "
+            "(select sum(n_rejected) from rejected_records_summary)",
+            "--csv",
+            "-",
+            "--warehouse",
+            str(warehouse),
+            "--data-dir",
+            str(data),
+            cwd=trial,
+        )
+        raw_n, summary_n = (int(v or 0) for v in sql.stdout.strip().splitlines()[-1].split(","))
+        # the 2 appended lines: lost = those neither rejected, plus conversations rows lost
+        row.records_lost = max(0, 2 - raw_n) + (n - rows_of(warehouse))
+        row.ok = (
+            row.code == 0
+            and selective
+            and (raw_n, summary_n) == (2, 2)
+            and not row.records_lost
+            and one_line(result)
+        )
+        row.note = (
+            f"{'selective' if selective else '**full** (not selective)'} build: "
+            f"raw.rejected_records {raw_n}, rejected_records_summary {summary_n}"
+        )
+
+    # ---- 24.11: non-finite numbers are rejected at ingest
+    @case(
+        "24.11",
+        "custom ratings 1e400 and NaN, build",
+        "3, refused (published unchanged); both lines rejected verbatim",
+    )
+    def _(row, trial):
+        data = trial / "data"
+        shutil.copytree(original, data)
+        bad = [
+            '{"id":"c1","messages":[{"role":"user","text":"q"}],"ratings":{"q":1e400}}',
+            '{"id":"c2","messages":[{"role":"user","text":"q"}],"ratings":{"q":NaN}}',
+        ]
+        good = '{"id":"c0","messages":[{"role":"user","text":"q"}],"ratings":{"q":1}}'
+        (data / "custom/alpha").mkdir(parents=True)
+        (data / "custom/alpha/a.jsonl").write_text("\n".join([good, *bad]) + "\n", "utf-8")
+        warehouse = fresh_site(trial, baseline)
+        before, n = sha256(warehouse), rows_of(warehouse)
+        result = cli("build", "--warehouse", str(warehouse), "--data-dir", str(data), cwd=trial)
+        row.code = result.returncode
+        row.published_unchanged = sha256(warehouse) == before
+        # where the rejects are kept: the same build with --allow-rejects, on another copy
+        told = trial / "told" / "csr.duckdb"
+        told.parent.mkdir()
+        shutil.copy2(baseline, told)
+        allowed = cli(
+            "build",
+            "--warehouse",
+            str(told),
+            "--data-dir",
+            str(data),
+            "--allow-rejects",
+            cwd=trial,
+        )
+        kept = query(
+            told,
+            "select raw_text, error from raw.rejected_records where source_path like '%a.jsonl'",
+        )
+        verbatim = {text.strip() for text, error in kept if "non-finite number" in error}
+        bad_values = query(told, "select count(*) from ratings where isnan(value) or isinf(value)")[
+            0
+        ][0]
+        row.records_lost = sum(line not in verbatim for line in bad) + max(
+            0, n - rows_of(warehouse)
+        )
+        row.ok = (
+            row.code == 3
+            and row.published_unchanged
+            and not row.records_lost
+            and allowed.returncode == 0
+            and bad_values == 0
+            and one_line(result)
+        )
+        row.note = (
+            f"with --allow-rejects: exit {allowed.returncode}, {len(verbatim)} of 2 lines kept "
+            f"verbatim as non-finite, {bad_values} non-finite ratings"
+        )
+
+    # ---- 24.12: a JSON array element missing its `{` is the only reject
+    @case(
+        "24.12",
+        "crs_arena_dial_open.json element 3 missing its opening brace, build --allow-rejects",
+        "exactly 1 reject, n-1 land",
+    )
+    def _(row, trial):
+        import json
+
+        data = trial / "data"
+        shutil.copytree(original, data)
+        path = data / "crsarena-dial/data/crs_arena_dial_open.json"
+        text = path.read_text("utf-8")
+        elements = json.loads(text)
+        marker = f'"conversation ID": {json.dumps(elements[2]["conversation ID"])}'
+        at = text.rindex("{", 0, text.index(marker))  # the `{` that opens element 3
+        path.write_text(text[:at] + text[at + 1 :], "utf-8")
+        warehouse = fresh_site(trial, baseline)
+        n = rows_of(warehouse)
+        result = cli(
+            "build",
+            "--warehouse",
+            str(warehouse),
+            "--data-dir",
+            str(data),
+            "--allow-rejects",
+            cwd=trial,
+        )
+        row.code = result.returncode
+        row.published_unchanged = None
+        rejected = query(
+            warehouse,
+            "select count(*) from raw.rejected_records where source_path like '%dial_open.json'",
+        )[0][0]
+        ids = {e["conversation ID"] for e in elements}
+        landed = query(
+            warehouse,
+            "select count(distinct record_key) from raw.crsarena__dialogues",
+        )[0][0]
+        landed_open = sum(
+            1
+            for (key,) in query(
+                warehouse, "select distinct record_key from raw.crsarena__dialogues"
+            )
+            if key in ids
+        )
+        # records of the file neither landed nor rejected, plus conversations rows lost beyond
+        # the one broken element
+        row.records_lost = max(0, len(elements) - landed_open - rejected) + max(
+            0, n - 1 - rows_of(warehouse)
+        )
+        row.ok = (
+            row.code in (0, 3)
+            and rejected == 1
+            and landed_open == len(elements) - 1
+            and not row.records_lost
+            and one_line(result)
+        )
+        row.note = (
+            f"{len(elements)} elements: {landed_open} landed, {rejected} rejected "
+            f"({landed} dialogues in raw)"
+        )
 
     return rows
 
