@@ -14,7 +14,6 @@ chat-template ``content`` is a string) and comes back as "".
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import duckdb
@@ -83,18 +82,12 @@ COMPARED = {
 }
 
 
-def assert_round_trip(original: Path, root: Path) -> dict[str, int]:
+def assert_round_trip(
+    original: Path, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, int]:
     data, counts = own_corpus_from_export(original, root)
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
-    try:
-        result = build(data, root / "warehouse" / "rebuilt.duckdb")
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
-    assert result.published
+    monkeypatch.setenv("CSRWH_DBT_TARGET_PATH", str(root / "target"))
+    assert build(data, root / "warehouse" / "rebuilt.duckdb").published
     rows = {}
     with duckdb.connect() as con:
         con.execute(f"attach '{original}' as original (read_only)")
@@ -117,14 +110,16 @@ def assert_round_trip(original: Path, root: Path) -> dict[str, int]:
     return rows
 
 
-def test_sample_export_builds_again_as_own_corpora(sample_warehouse: Path, tmp_path: Path) -> None:
-    rows = assert_round_trip(sample_warehouse, tmp_path)
+def test_sample_export_builds_again_as_own_corpora(
+    sample_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = assert_round_trip(sample_warehouse, tmp_path, monkeypatch)
     assert min(rows.values()) > 0, rows  # every kind of record took part
 
 
 @pytest.mark.integration
 def test_real_corpora_export_builds_again_as_own_corpora(
-    real_warehouse: Path, tmp_path: Path
+    real_warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rows = assert_round_trip(real_warehouse, tmp_path)
+    rows = assert_round_trip(real_warehouse, tmp_path, monkeypatch)
     assert min(rows.values()) > 0, rows
