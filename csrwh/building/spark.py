@@ -1,0 +1,362 @@
+"""`csrwh build --engine spark`: the same dbt models on Apache Spark (issue 28).
+
+One process, one local SparkSession (dbt-spark's ``session`` method, profile target ``spark``):
+
+1. **ingest** -- the DuckDB ingest, unchanged (rules, rejects, provenance), into a scratch
+   DuckDB file in the build's folder; ``--strict`` and the first-build reject refusal apply
+   as in a DuckDB build (``--allow-rejects`` accepts them);
+2. **parquet** -- every table of schema ``raw`` written as Parquet, one folder per table
+   (:func:`export_raw_parquet`: the JSON payload as text, timestamps without zone);
+3. **dbt** -- ``dbt build`` (models and tests) on the ``spark`` target; the ``on-run-start``
+   macro ``spark_register_raw`` registers those folders as the ``raw`` tables the sources
+   read. Models that cannot run on Spark (``spark_exclusions.yml``, each with its reason) and
+   everything built from them are left out with ``--exclude <model>+``;
+4. **publish** -- only when every node passed: every mart (a model under ``models/marts``)
+   is moved from Spark's warehouse dir to ``<warehouse>.spark/<mart>/`` (Parquet; the old
+   folder set is replaced as a whole, so readers see one build's marts).
+
+The build writes nothing outside ``<warehouse>.spark`` and its own folder
+``<warehouse>.build/spark-<build id>/`` (Spark's warehouse dir, Derby metastore, scratch
+space, the raw Parquet), which is removed when it ends. It takes the warehouse's build lock,
+so it never runs beside a DuckDB build of the same warehouse; the DuckDB warehouse itself is
+never written.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from csrwh.config import PROJECT_ROOT
+from csrwh.errors import CsrwhError
+
+INSTALL_HINT = "install with pip install 'csrwh[spark]' (make setup-spark) and Java 17"
+
+#: the one place that lists the models left out on Spark, each with its reason
+EXCLUSIONS_FILE = PROJECT_ROOT / "spark_exclusions.yml"
+
+
+_MARTS_DIR = "marts"
+
+
+_LOG4J = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
+
+def spark_dir(warehouse: Path) -> Path:
+    """Where the Spark build publishes its marts: ``<warehouse>.spark/`` (one folder per mart)."""
+    return warehouse.with_name(warehouse.name + ".spark")
+
+
+def check_spark_available() -> None:
+    """One line when pyspark, dbt-spark or Java is missing (before anything is written)."""
+    import importlib.util
+
+    for module, what in (("pyspark", "pyspark"), ("dbt.adapters.spark", "dbt-spark")):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:
+            found = False
+        if not found:
+            raise CsrwhError(
+                f"--engine spark needs {what}, which is not installed", hint=INSTALL_HINT
+            )
+    java_home = os.environ.get("JAVA_HOME")
+    java = shutil.which("java") or (
+        str(Path(java_home) / "bin" / "java")
+        if java_home and (Path(java_home) / "bin" / "java").exists()
+        else None
+    )
+    if java is None:
+        raise CsrwhError(
+            "--engine spark needs a Java runtime (java is not on PATH and JAVA_HOME is not set)",
+            hint="install Java 17 (Debian: apt-get install openjdk-17-jre-headless, or make java)",
+        )
+
+
+def exclusions(path: Path = EXCLUSIONS_FILE) -> dict[str, str]:
+    """``{dbt selector: reason}`` of what is left out on Spark (:data:`EXCLUSIONS_FILE`)."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    out = {}
+    for entry in data.get("excluded") or []:
+        out[str(entry["select"])] = " ".join(str(entry["reason"]).split())
+    return out
+
+
+def excluded_by(node: dict, selector: str) -> bool:
+    """Whether a manifest node is what an exclusion ``selector`` names (its name or path:)."""
+    if selector.startswith("path:"):
+        folder = selector.removeprefix("path:").rstrip("/") + "/"
+        return str(node.get("original_file_path", "")).startswith(folder)
+    return node.get("name") == selector
+
+
+def export_raw_parquet(database: Path, out: Path) -> list[str]:
+    """Write every table of schema ``raw`` of ``database`` as Parquet under ``out/<table>/``.
+
+    JSON columns become text and TIMESTAMP WITH TIME ZONE columns plain timestamps (UTC), so
+    Spark reads ``string`` and ``timestamp_ntz``; the rows are written in the table's order.
+    Returns the table names."""
+    import duckdb
+
+    out.mkdir(parents=True, exist_ok=True)
+    tables = []
+    with duckdb.connect(str(database), read_only=True) as con:
+        con.execute("set TimeZone = 'UTC'")
+        rows = con.execute(
+            "select table_name, column_name, data_type from information_schema.columns "
+            "where table_schema = 'raw' order by table_name, ordinal_position"
+        ).fetchall()
+        columns: dict[str, list[str]] = {}
+        for table, column, data_type in rows:
+            ident = '"' + column.replace('"', '""') + '"'
+            kind = data_type.upper()
+            if kind == "JSON":
+                expr = f"cast({ident} as varchar) as {ident}"
+            elif kind.startswith("TIMESTAMP WITH TIME ZONE"):
+                expr = f"cast({ident} as timestamp) as {ident}"
+            else:
+                expr = ident
+            columns.setdefault(table, []).append(expr)
+        for table, exprs in columns.items():
+            folder = out / table
+            folder.mkdir()
+            target = str(folder / "part-0.parquet").replace("'", "''")
+            con.execute(
+                f"copy (select {', '.join(exprs)} from raw.\"{table}\") to '{target}' "
+                "(format parquet, compression zstd)"
+            )
+            tables.append(table)
+    return tables
+
+
+@dataclass
+class SparkBuildResult:
+    build_id: str
+    out: Path
+    marts: list[str] = field(default_factory=list)
+    excluded: dict[str, str] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    node_summary: str = ""
+    records_rejected: int = 0
+
+    def summary(self) -> str:
+        timing = ", ".join(f"{k} {v:.1f} s" for k, v in self.seconds.items())
+        return f"{len(self.marts)} marts, {len(self.excluded)} models excluded; {self.node_summary}; {timing}"
+
+
+def run_dbt_spark(
+    args: list[str],
+    work: Path,
+    raw_dir: Path,
+    *,
+    quiet: bool = True,
+    log_file: Path | None = None,
+    on_event=None,
+):
+    """``dbt <args>`` in-process on the ``spark`` target, Spark's files under ``work``."""
+    from csrwh import dbt_runner
+
+    (work / "tmp").mkdir(parents=True, exist_ok=True)
+    # Spark's own log lines (warnings about deprecated settings, native libraries) go to
+    # the JVM's stderr; only its errors are shown (the profile points log4j2 at this file)
+    (work / "log4j2.properties").write_text(_LOG4J, encoding="utf-8")
+    os.environ["CSRWH_SPARK_DIR"] = str(work)
+    os.environ["CSRWH_SPARK_RAW_DIR"] = str(raw_dir)
+    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
+    # dbt's own artefacts (manifest, partial parse) apart from the DuckDB builds'
+    os.environ["CSRWH_DBT_TARGET_PATH"] = str(dbt_runner.dbt_target_path() / "spark")
+    import warnings
+
+    try:
+        # pyspark warns that it does not fully support pandas 3 (it is not used here)
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+        return dbt_runner.run_dbt(
+            [*args, "--target", "spark"],
+            work / "unused.duckdb",
+            quiet=quiet,
+            log_file=log_file,
+            on_event=on_event,
+            temp_dir=work / "tmp",
+        )
+    finally:
+        if saved is None:
+            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
+        else:
+            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
+
+
+def mart_names(manifest: Path, built: set[str]) -> list[str]:
+    """The marts (models under ``models/marts``) among the ``built`` model unique ids."""
+    import json
+
+    nodes = json.loads(manifest.read_text(encoding="utf-8"))["nodes"]
+    out = []
+    for uid in sorted(built):
+        node = nodes.get(uid)
+        if node and node["resource_type"] == "model" and node["fqn"][1:2] == [_MARTS_DIR]:
+            out.append(node["alias"] or node["name"])
+    return sorted(out)
+
+
+def spark_build(
+    data_dir: Path,
+    warehouse: Path,
+    corpora: list[str] | None = None,
+    *,
+    strict: bool = False,
+    allow_rejects: bool = False,
+    wait: bool = False,
+    verbose: bool = False,
+) -> SparkBuildResult:
+    """`csrwh build --engine spark` (module doc)."""
+    from rich.markup import escape
+
+    from csrwh.build.display import _Display, console, dbt_log_path
+    from csrwh.build.paths import _ensure_folder, build_dir, refuse_links
+    from csrwh.build.result import EXIT_REFUSED
+    from csrwh.lock import BuildLock
+
+    check_spark_available()
+    warehouse = Path(warehouse)
+    build_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
+    out = spark_dir(warehouse)
+    _ensure_folder(warehouse.parent)
+    refuse_links(warehouse, build_id)
+    for path in (out, build_dir(warehouse)):
+        if path.is_symlink():
+            raise CsrwhError(
+                f"{path} is a symbolic link; the Spark build does not write through links",
+                hint="remove the link or build elsewhere with --warehouse",
+            )
+    work = build_dir(warehouse) / f"spark-{build_id}"
+    result = SparkBuildResult(build_id=build_id, out=out, excluded=exclusions())
+    display = _Display(console, build_id, verbose)
+    lock = BuildLock(warehouse, build_id)
+    lock.acquire(
+        wait=wait,
+        on_wait=lambda holder: console.print(
+            f"waiting for {holder.describe() if holder else 'another build'} of {warehouse} to finish…"
+        ),
+    )
+    started = time.perf_counter()
+    try:
+        with display:
+            work.mkdir(parents=True)
+            display.enter("ingest")
+            step = time.perf_counter()
+            from ingest import run_ingest
+
+            raw_db = work / "ingest.duckdb"
+            summary = run_ingest(Path(data_dir), raw_db, corpora=corpora)
+            result.records_rejected = summary.records_rejected
+            result.seconds["ingest"] = time.perf_counter() - step
+            if summary.rejected_outstanding and (strict or not allow_rejects):
+                why = (
+                    "--strict is set"
+                    if strict
+                    else "a Spark build has no published build to compare"
+                )
+                raise CsrwhError(
+                    f"{summary.rejected_outstanding} rejected record(s) and {why}; "
+                    f"the Spark build {build_id} was not published",
+                    hint="csrwh ingest shows them in raw.rejected_records; --allow-rejects "
+                    "builds without them" + ("" if not strict else " (without --strict)"),
+                    exit_code=EXIT_REFUSED,
+                )
+
+            display.enter("parquet")
+            step = time.perf_counter()
+            raw_dir = work / "raw"
+            export_raw_parquet(raw_db, raw_dir)
+            result.seconds["parquet"] = time.perf_counter() - step
+
+            display.enter("dbt")
+            step = time.perf_counter()
+            log_file = dbt_log_path(build_id)
+            display.log_file = log_file
+            args = ["build"]
+            if result.excluded:
+                args += ["--exclude", *(f"{name}+" for name in sorted(result.excluded))]
+            outcome = run_dbt_spark(
+                args,
+                work,
+                raw_dir,
+                quiet=not verbose,
+                log_file=log_file,
+                on_event=display.dbt_event,
+            )
+            result.seconds["dbt"] = time.perf_counter() - step
+            result.node_summary = outcome.node_summary()
+            if not outcome.success:
+                for line in (outcome.failures or [])[:20]:
+                    console.print(f"  [red]✗[/red] {escape(line.splitlines()[0])}")
+                raise CsrwhError(
+                    f"Spark build {build_id} failed ({len(outcome.failures)} problem(s)); "
+                    f"{out} was left untouched",
+                    hint=f"dbt's per-node lines: {log_file}",
+                )
+
+            display.enter("publish")
+            from csrwh.dbt_runner import dbt_target_path
+
+            manifest = dbt_target_path() / "spark" / "manifest.json"
+            built = {uid for uid in outcome.timings if uid.startswith("model.")}
+            result.marts = mart_names(manifest, built)
+            _publish(work, out, result.marts, build_id)
+    finally:
+        _stop_spark()
+        shutil.rmtree(work, ignore_errors=True)
+        lock.release()
+    result.seconds["total"] = time.perf_counter() - started
+    return result
+
+
+def _publish(work: Path, out: Path, marts: list[str], build_id: str) -> None:
+    """Move each mart's Parquet folder into a new marts folder (in ``work``), then swap it in
+    for ``out`` (the old one goes back into ``work``, which the build removes)."""
+    import json
+
+    source = work / "spark-warehouse" / "main.db"
+    new = work / "publish"
+    new.mkdir()
+    for mart in marts:
+        folder = source / mart
+        if not folder.is_dir():
+            raise CsrwhError(
+                f"mart {mart} has no Parquet folder in Spark's warehouse ({folder})",
+                hint="the spark profile must keep spark.sql.warehouse.dir under CSRWH_SPARK_DIR",
+            )
+        os.replace(folder, new / mart)
+        for extra in (new / mart).iterdir():  # _SUCCESS and Hadoop's .crc checksums
+            if not extra.name.endswith(".parquet") or extra.name.startswith("."):
+                extra.unlink()
+    (new / ".csrwh-spark.json").write_text(
+        json.dumps({"build_id": build_id, "marts": marts}) + "\n", encoding="utf-8"
+    )
+    if out.exists():
+        os.replace(out, work / "replaced")
+    os.replace(new, out)
+
+
+def _stop_spark() -> None:
+    """Stop the SparkSession dbt-spark started (its JVM keeps files open under the work dir)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        return
+    session = SparkSession.getActiveSession()
+    if session is not None:
+        session.stop()
