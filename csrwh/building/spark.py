@@ -151,10 +151,12 @@ class SparkBuildResult:
     seconds: dict[str, float] = field(default_factory=dict)
     node_summary: str = ""
     records_rejected: int = 0
+    # dbt's execution time per node unique id (as DbtOutcome.timings)
+    timings: dict[str, float] = field(default_factory=dict)
 
     def summary(self) -> str:
         timing = ", ".join(f"{k} {v:.1f} s" for k, v in self.seconds.items())
-        return f"{len(self.marts)} marts, {len(self.excluded)} models excluded; {self.node_summary}; {timing}"
+        return f"{len(self.marts)} marts, {len(self.excluded)} exclusion entries (spark_exclusions.yml); {self.node_summary}; {timing}"
 
 
 def run_dbt_spark(
@@ -300,6 +302,7 @@ def spark_build(
             )
             result.seconds["dbt"] = time.perf_counter() - step
             result.node_summary = outcome.node_summary()
+            result.timings = dict(outcome.timings)
             if not outcome.success:
                 for line in (outcome.failures or [])[:20]:
                     console.print(f"  [red]✗[/red] {escape(line.splitlines()[0])}")
@@ -360,3 +363,36 @@ def _stop_spark() -> None:
     session = SparkSession.getActiveSession()
     if session is not None:
         session.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m csrwh.building.spark export-raw|exclude-args``: the pieces a real cluster
+    needs (README, "When your data outgrows one machine")."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m csrwh.building.spark")
+    sub = parser.add_subparsers(dest="command", required=True)
+    export = sub.add_parser(
+        "export-raw", help="write the raw tables of a DuckDB warehouse as Parquet folders"
+    )
+    export.add_argument("--warehouse", type=Path, required=True)
+    export.add_argument("--out", type=Path, required=True, help="a new or empty folder")
+    sub.add_parser("exclude-args", help="print dbt's --exclude arguments of spark_exclusions.yml")
+    args = parser.parse_args(argv)
+    if args.command == "exclude-args":
+        print(" ".join(["--exclude", *(f"{name}+" for name in sorted(exclusions()))]))
+        return 0
+    if not args.warehouse.is_file():
+        print(f"error: no DuckDB warehouse at {args.warehouse}", file=sys.stderr)
+        return 2
+    if args.out.exists() and any(args.out.iterdir()):
+        print(f"error: {args.out} is not empty; give a new or empty folder", file=sys.stderr)
+        return 2
+    tables = export_raw_parquet(args.warehouse, args.out)
+    print(f"{len(tables)} raw tables written as Parquet under {args.out}/<table>/")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
