@@ -109,6 +109,12 @@ def export_raw_parquet(database: Path, out: Path) -> list[str]:
     JSON columns become text and TIMESTAMP WITH TIME ZONE columns plain timestamps (UTC), so
     Spark reads ``string`` and ``timestamp_ntz``; the rows are written in the table's order.
     Returns the table names."""
+    return export_schema_parquet(database, out, "raw")
+
+
+def export_schema_parquet(database: Path, out: Path, schema: str) -> list[str]:
+    """Every table and view of ``schema`` as Parquet under ``out/<table>/`` (see
+    :func:`export_raw_parquet`; HUGEINT columns become BIGINT, which Spark has)."""
     import duckdb
 
     out.mkdir(parents=True, exist_ok=True)
@@ -117,7 +123,8 @@ def export_raw_parquet(database: Path, out: Path) -> list[str]:
         con.execute("set TimeZone = 'UTC'")
         rows = con.execute(
             "select table_name, column_name, data_type from information_schema.columns "
-            "where table_schema = 'raw' order by table_name, ordinal_position"
+            "where table_schema = ? order by table_name, ordinal_position",
+            [schema],
         ).fetchall()
         columns: dict[str, list[str]] = {}
         for table, column, data_type in rows:
@@ -127,6 +134,8 @@ def export_raw_parquet(database: Path, out: Path) -> list[str]:
                 expr = f"cast({ident} as varchar) as {ident}"
             elif kind.startswith("TIMESTAMP WITH TIME ZONE"):
                 expr = f"cast({ident} as timestamp) as {ident}"
+            elif kind == "HUGEINT":
+                expr = f"cast({ident} as bigint) as {ident}"
             else:
                 expr = ident
             columns.setdefault(table, []).append(expr)
@@ -135,7 +144,7 @@ def export_raw_parquet(database: Path, out: Path) -> list[str]:
             folder.mkdir()
             target = str(folder / "part-0.parquet").replace("'", "''")
             con.execute(
-                f"copy (select {', '.join(exprs)} from raw.\"{table}\") to '{target}' "
+                f'copy (select {", ".join(exprs)} from "{schema}"."{table}") to \'{target}\' '
                 "(format parquet, compression zstd)"
             )
             tables.append(table)
@@ -182,6 +191,7 @@ def run_dbt_spark(
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(dbt_runner.dbt_target_path() / "spark")
     import warnings
 
+    _quiet_pyspark_errors()
     try:
         # pyspark warns that it does not fully support pandas 3 (it is not used here)
         warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
@@ -198,6 +208,20 @@ def run_dbt_spark(
             os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
         else:
             os.environ["CSRWH_DBT_TARGET_PATH"] = saved
+
+
+def _quiet_pyspark_errors() -> None:
+    """pyspark logs every failed statement as JSON with the JVM's stack trace on stderr; dbt
+    reports the same failure in one line (and its log), so that logger is switched off."""
+    import logging
+
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:
+        return
+    logger = PySparkLogger.getLogger("SQLQueryContextLogger")
+    logger.disabled = True
+    logger.setLevel(logging.CRITICAL + 1)
 
 
 def mart_names(manifest: Path, built: set[str]) -> list[str]:
@@ -222,13 +246,19 @@ def spark_build(
     allow_rejects: bool = False,
     wait: bool = False,
     verbose: bool = False,
+    marts_from_duckdb: bool = False,
 ) -> SparkBuildResult:
-    """`csrwh build --engine spark` (module doc)."""
+    """`csrwh build --engine spark` (module doc).
+
+    ``marts_from_duckdb`` (``python -m csrwh.building.spark marts-from-duckdb``, for porting
+    the marts while the models below them are ported): no ingest; the raw, seed, staging and
+    intermediate tables of the published DuckDB warehouse are written as Parquet and
+    registered on Spark as they are, and only the marts (``models/marts``) and their tests
+    run on Spark; of the exclusions only those that are marts apply."""
     from rich.markup import escape
 
     from csrwh.build.display import _Display, console, dbt_log_path
     from csrwh.build.paths import _ensure_folder, build_dir, refuse_links
-    from csrwh.build.result import EXIT_REFUSED
     from csrwh.lock import BuildLock
 
     check_spark_available()
@@ -257,41 +287,27 @@ def spark_build(
     try:
         with display:
             work.mkdir(parents=True)
-            display.enter("ingest")
-            step = time.perf_counter()
-            from ingest import run_ingest
-
-            raw_db = work / "ingest.duckdb"
-            summary = run_ingest(Path(data_dir), raw_db, corpora=corpora)
-            result.records_rejected = summary.records_rejected
-            result.seconds["ingest"] = time.perf_counter() - step
-            if summary.rejected_outstanding and (strict or not allow_rejects):
-                why = (
-                    "--strict is set"
-                    if strict
-                    else "a Spark build has no published build to compare"
+            if marts_from_duckdb:
+                _marts_from_duckdb(warehouse, work, result, display)
+                raw_dir = work / "upstream" / "raw"
+            else:
+                raw_dir = _ingest_to_parquet(
+                    data_dir, work, result, display, corpora, strict, allow_rejects
                 )
-                raise CsrwhError(
-                    f"{summary.rejected_outstanding} rejected record(s) and {why}; "
-                    f"the Spark build {build_id} was not published",
-                    hint="csrwh ingest shows them in raw.rejected_records; --allow-rejects "
-                    "builds without them" + ("" if not strict else " (without --strict)"),
-                    exit_code=EXIT_REFUSED,
-                )
-
-            display.enter("parquet")
-            step = time.perf_counter()
-            raw_dir = work / "raw"
-            export_raw_parquet(raw_db, raw_dir)
-            result.seconds["parquet"] = time.perf_counter() - step
 
             display.enter("dbt")
             step = time.perf_counter()
             log_file = dbt_log_path(build_id)
             display.log_file = log_file
             args = ["build"]
-            if result.excluded:
-                args += ["--exclude", *(f"{name}+" for name in sorted(result.excluded))]
+            excluded = sorted(result.excluded)
+            if marts_from_duckdb:
+                from csrwh.building.spark_parity import project_marts
+
+                args += ["--select", f"path:{_MARTS_PATH}"]
+                excluded = [name for name in excluded if name in set(project_marts())]
+            if excluded:
+                args += ["--exclude", *(f"{name}+" for name in excluded)]
             outcome = run_dbt_spark(
                 args,
                 work,
@@ -325,6 +341,75 @@ def spark_build(
         lock.release()
     result.seconds["total"] = time.perf_counter() - started
     return result
+
+
+def _ingest_to_parquet(
+    data_dir: Path,
+    work: Path,
+    result: SparkBuildResult,
+    display,
+    corpora: list[str] | None,
+    strict: bool,
+    allow_rejects: bool,
+) -> Path:
+    """The ingest into ``work/ingest.duckdb``, its refusals, and its raw tables as Parquet."""
+    from csrwh.build.result import EXIT_REFUSED
+
+    display.enter("ingest")
+    step = time.perf_counter()
+    from ingest import run_ingest
+
+    raw_db = work / "ingest.duckdb"
+    summary = run_ingest(Path(data_dir), raw_db, corpora=corpora)
+    result.records_rejected = summary.records_rejected
+    result.seconds["ingest"] = time.perf_counter() - step
+    if summary.rejected_outstanding and (strict or not allow_rejects):
+        why = "--strict is set" if strict else "a Spark build has no published build to compare"
+        raise CsrwhError(
+            f"{summary.rejected_outstanding} rejected record(s) and {why}; "
+            f"the Spark build {result.build_id} was not published",
+            hint="csrwh ingest shows them in raw.rejected_records; --allow-rejects "
+            "builds without them" + ("" if not strict else " (without --strict)"),
+            exit_code=EXIT_REFUSED,
+        )
+
+    display.enter("parquet")
+    step = time.perf_counter()
+    raw_dir = work / "raw"
+    export_raw_parquet(raw_db, raw_dir)
+    result.seconds["parquet"] = time.perf_counter() - step
+    return raw_dir
+
+
+#: the schemas ``marts_from_duckdb`` takes from the DuckDB warehouse as they are
+UPSTREAM_SCHEMAS = ("raw", "seeds", "staging", "intermediate")
+_MARTS_PATH = "models/marts"
+
+
+def _marts_from_duckdb(
+    warehouse: Path,
+    work: Path,
+    result: SparkBuildResult,
+    display,
+) -> None:
+    """The published DuckDB warehouse's upstream schemas as Parquet, for the marts on Spark."""
+    import json
+
+    if not warehouse.is_file():
+        raise CsrwhError(
+            f"no DuckDB warehouse at {warehouse} to take the marts' inputs from",
+            hint=f"build it first: csrwh build --warehouse {warehouse}",
+        )
+    display.enter("parquet")
+    step = time.perf_counter()
+    upstream = {}
+    for schema in UPSTREAM_SCHEMAS:
+        upstream[schema] = export_schema_parquet(warehouse, work / "upstream" / schema, schema)
+    os.environ["CSRWH_SPARK_UPSTREAM_DIR"] = str(work / "upstream")
+    os.environ["CSRWH_SPARK_UPSTREAM"] = json.dumps(
+        {schema: tables for schema, tables in upstream.items() if schema != "raw"}
+    )
+    result.seconds["parquet"] = time.perf_counter() - step
 
 
 def _publish(work: Path, out: Path, marts: list[str], build_id: str) -> None:
@@ -379,7 +464,25 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--warehouse", type=Path, required=True)
     export.add_argument("--out", type=Path, required=True, help="a new or empty folder")
     sub.add_parser("exclude-args", help="print dbt's --exclude arguments of spark_exclusions.yml")
+    marts = sub.add_parser(
+        "marts-from-duckdb",
+        help="run only the marts on Spark, on the DuckDB warehouse's upstream tables (porting aid)",
+    )
+    marts.add_argument("--warehouse", type=Path, required=True)
+    marts.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
+    if args.command == "marts-from-duckdb":
+        try:
+            result = spark_build(
+                Path("."), args.warehouse, marts_from_duckdb=True, verbose=args.verbose
+            )
+        except CsrwhError as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
+            if exc.hint:
+                print(f"hint: {exc.hint}", file=sys.stderr)
+            return exc.exit_code
+        print(f"{len(result.marts)} marts as Parquet in {result.out}/ ({result.summary()})")
+        return 0
     if args.command == "exclude-args":
         print(" ".join(["--exclude", *(f"{name}+" for name in sorted(exclusions()))]))
         return 0

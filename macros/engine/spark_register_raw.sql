@@ -25,5 +25,17 @@
                 ) -%}
             {%- endif -%}
         {%- endfor -%}
+        {#- marts-from-duckdb (csrwh/building/spark.py): a DuckDB warehouse's seed, staging and
+            intermediate tables as Parquet, under $CSRWH_SPARK_UPSTREAM_DIR/<schema>/<table> -#}
+        {%- set upstream = fromjson(env_var('CSRWH_SPARK_UPSTREAM', '{}')) -%}
+        {%- for schema, tables in upstream.items() -%}
+            {%- do run_query('create database if not exists ' ~ schema) -%}
+            {%- for table in tables -%}
+                {%- do run_query(
+                    'create table ' ~ schema ~ '.' ~ table ~ ' using parquet location '
+                    ~ "'" ~ env_var('CSRWH_SPARK_UPSTREAM_DIR') ~ '/' ~ schema ~ '/' ~ table ~ "'"
+                ) -%}
+            {%- endfor -%}
+        {%- endfor -%}
     {%- endif -%}
 {% endmacro %}
