@@ -36,10 +36,9 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("DO_NOT_TRACK", "1")
 
-    from csrwh.build import build
-    from csrwh.building import spark, spark_parity
+    from csrwh.building import build, spark, spark_parity
+    from csrwh.building.gate.run import gate
     from csrwh.sample import generate
-    from csrwh.validate import gate
 
     with tempfile.TemporaryDirectory(prefix="csrwh-spark-bench-") as tmp:
         root = Path(tmp)

@@ -178,7 +178,7 @@ def run_dbt_spark(
     on_event=None,
 ):
     """``dbt <args>`` in-process on the ``spark`` target, Spark's files under ``work``."""
-    from csrwh import dbt_runner
+    from csrwh.building import dbt_runner
 
     (work / "tmp").mkdir(parents=True, exist_ok=True)
     # Spark's own log lines (warnings about deprecated settings, native libraries) go to
@@ -257,8 +257,8 @@ def spark_build(
     run on Spark; of the exclusions only those that are marts apply."""
     from rich.markup import escape
 
-    from csrwh.build.display import _Display, console, dbt_log_path
-    from csrwh.build.paths import _ensure_folder, build_dir, refuse_links
+    from csrwh.building.display import _Display, console, dbt_log_path
+    from csrwh.building.paths import _ensure_folder, build_dir, refuse_links
     from csrwh.lock import BuildLock
 
     check_spark_available()
@@ -329,7 +329,7 @@ def spark_build(
                 )
 
             display.enter("publish")
-            from csrwh.dbt_runner import dbt_target_path
+            from csrwh.building.dbt_runner import dbt_target_path
 
             manifest = dbt_target_path() / "spark" / "manifest.json"
             built = {uid for uid in outcome.timings if uid.startswith("model.")}
@@ -353,7 +353,7 @@ def _ingest_to_parquet(
     allow_rejects: bool,
 ) -> Path:
     """The ingest into ``work/ingest.duckdb``, its refusals, and its raw tables as Parquet."""
-    from csrwh.build.result import EXIT_REFUSED
+    from csrwh.building.result import EXIT_REFUSED
 
     display.enter("ingest")
     step = time.perf_counter()

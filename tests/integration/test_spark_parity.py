@@ -30,9 +30,9 @@ def _require_spark() -> None:
 @pytest.fixture(scope="module")
 def both_engines(module_tmp_path: Path):
     _require_spark()
-    from csrwh.build import build
+    from csrwh.building import build
+    from csrwh.building.gate.run import gate
     from csrwh.sample import generate
-    from csrwh.validate import gate
 
     root = module_tmp_path
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")

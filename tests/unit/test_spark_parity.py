@@ -231,7 +231,7 @@ def test_gx_is_imported_without_pyspark() -> None:
     pytest.importorskip("pyspark")
     code = (
         "import sys\n"
-        "from csrwh.validation.gx_duckdb import gx_version\n"
+        "from csrwh.building.gate.gx_duckdb import gx_version\n"
         "gx_version()\n"
         "print('reached', 'pyspark' in sys.modules)\n"
     )
