@@ -258,8 +258,8 @@ def spark_build(
     from rich.markup import escape
 
     from csrwh.building.display import _Display, console, dbt_log_path
+    from csrwh.building.lock import BuildLock
     from csrwh.building.paths import _ensure_folder, build_dir, refuse_links
-    from csrwh.lock import BuildLock
 
     check_spark_available()
     warehouse = Path(warehouse)

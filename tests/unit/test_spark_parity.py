@@ -240,3 +240,17 @@ def test_gx_is_imported_without_pyspark() -> None:
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip() == "reached False", run.stderr[-2000:]
+
+
+def test_spark_build_refusal_leaves_nothing_behind(tmp_path: Path, monkeypatch) -> None:
+    """A Spark build that stops early (here: marts-from-duckdb without a DuckDB warehouse)
+    says so in one line, releases the lock and removes its work folder; nothing else is
+    written beside the warehouse."""
+    monkeypatch.setattr(spark, "check_spark_available", lambda: None)
+    warehouse = tmp_path / "wh" / "w.duckdb"
+    warehouse.parent.mkdir()
+    with pytest.raises(CsrwhError) as err:
+        spark.spark_build(tmp_path / "data", warehouse, marts_from_duckdb=True)
+    assert err.value.message == f"no DuckDB warehouse at {warehouse} to take the marts' inputs from"
+    left = sorted(p.relative_to(warehouse.parent).as_posix() for p in warehouse.parent.rglob("*"))
+    assert left == ["w.duckdb.build"]  # the build folder stays (empty), as a DuckDB build's
