@@ -28,8 +28,9 @@ setup-spark: $(SPARK_STAMP) java ## add the Spark engine (pyspark, dbt-spark; Ja
 # Debian's openjdk-17-jre-headless, only when no `java` is on PATH; installed with apt when root
 # or passwordless sudo is available (like browser-deps), otherwise one line says what to install.
 JAVA_PKG ?= openjdk-17-jre-headless
+JAVA_CMD ?= java
 java: ## install a Java runtime for Spark when `java` is missing
-	@command -v java >/dev/null 2>&1 && exit 0; \
+	@command -v $(JAVA_CMD) >/dev/null 2>&1 && exit 0; \
 	if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
 	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; \
 	else echo "the Spark engine needs Java 17 (apt-get install -y $(JAVA_PKG)); not root and no passwordless sudo, so not installed"; exit 0; fi; \

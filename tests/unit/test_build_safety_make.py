@@ -63,3 +63,22 @@ def test_ci_run_ends_with_make_test() -> None:
     ]
     assert lines[-1] == "make test"
     assert any(line.startswith("export CI=") for line in lines)
+
+
+def test_java_installs_the_debian_jre_only_when_java_is_missing(tmp_path: Path) -> None:
+    """`make java` (part of `make setup-spark`, which `.ci/run` runs before `make test`)."""
+    log = tmp_path / "apt.log"
+    fake = tmp_path / "apt-get"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
+    fake.chmod(0o755)
+    result = make("java", "JAVA_CMD=sh", f"APT_GET={fake}")  # a `java` that is there
+    assert result.returncode == 0 and not log.exists()
+    result = make("java", "JAVA_CMD=csrwh-no-such-java", f"APT_GET={fake}")
+    assert result.returncode == 0, result.stderr
+    if os.geteuid() != 0 and not log.exists():  # no root, no passwordless sudo
+        assert "apt-get install -y openjdk-17-jre-headless" in result.stdout
+    else:
+        calls = log.read_text().splitlines()
+        assert calls[0].startswith("update") and "openjdk-17-jre-headless" in calls[1]
+    lines = [line.strip() for line in (PROJECT_ROOT / ".ci" / "run").read_text().splitlines()]
+    assert lines.index("make setup-spark") < lines.index("make test")
