@@ -105,14 +105,6 @@ NOT_YET_PORTED: frozenset[str] = frozenset(
         "intermediate/custom/int_custom__ratings_conformed.sql",
         "intermediate/custom/int_custom__turns_conformed.sql",
         "intermediate/custom/int_custom__users_conformed.sql",
-        "intermediate/recllmsim/int_recllmsim__behaviour_labels_conformed.sql",
-        "intermediate/recllmsim/int_recllmsim__conversations_conformed.sql",
-        "intermediate/recllmsim/int_recllmsim__intents_conformed.sql",
-        "intermediate/recllmsim/int_recllmsim__questionnaire_answers.sql",
-        "intermediate/recllmsim/int_recllmsim__ratings_conformed.sql",
-        "intermediate/recllmsim/int_recllmsim__turns_conformed.sql",
-        "intermediate/recllmsim/int_recllmsim__user_intents.sql",
-        "intermediate/recllmsim/int_recllmsim__users_conformed.sql",
         "marts/reports/recllmsim_conversation_measures.sql",
         "marts/reports/recllmsim_profile_labels.sql",
         "staging/convsearch/stg_convsearch__dialogs.sql",
@@ -126,9 +118,6 @@ NOT_YET_PORTED: frozenset[str] = frozenset(
         "staging/custom/stg_custom__corpora.sql",
         "staging/custom/stg_custom__messages.sql",
         "staging/custom/stg_custom__rating_scales.sql",
-        "staging/recllmsim/stg_recllmsim__behaviour_labels.sql",
-        "staging/recllmsim/stg_recllmsim__messages.sql",
-        "staging/recllmsim/stg_recllmsim__ratings.sql",
     }
 )
 
