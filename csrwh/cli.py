@@ -143,7 +143,7 @@ def ingest(
     and reject; the published warehouse itself is only ever replaced by `csrwh build`.
     """
     config.check_env()
-    from csrwh.build import ingest_only
+    from csrwh.building import ingest_only
 
     target = config.resolve_warehouse(warehouse)
     result = ingest_only(config.resolve_data_dir(data_dir), target, corpora=corpora or None)
@@ -216,13 +216,13 @@ def build(
     exits 75 if another build of the warehouse is running (see --wait); 130/143 on SIGINT/SIGTERM.
     """
     config.check_env()  # bad CSRWH_MEMORY_LIMIT/CSRWH_THREADS: one line, even when up to date
-    from csrwh.allocator import tune_for_build
+    from csrwh.building.allocator import tune_for_build
 
-    tune_for_build()  # before Arrow is imported or a thread started (csrwh/allocator.py)
-    from csrwh.build import build as do_build
+    tune_for_build()  # before Arrow is imported or a thread started (csrwh/building/allocator.py)
+    from csrwh.building import build as do_build
 
     target = config.resolve_warehouse(warehouse)
-    from csrwh.validate import gate
+    from csrwh.building.gate.run import gate
 
     result = do_build(
         config.resolve_data_dir(data_dir),
@@ -279,8 +279,8 @@ def validate(
     import time
 
     config.check_env()
-    from csrwh.validate import print_summary, record_results, results_sidecar
-    from csrwh.validate import validate as run_validation
+    from csrwh.building.gate.run import print_summary, record_results, results_sidecar
+    from csrwh.building.gate.run import validate as run_validation
 
     target = config.resolve_warehouse(warehouse)
     outcome = run_validation(
@@ -311,7 +311,7 @@ def dashboard(
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Start the local web dashboard (Streamlit) over the published warehouse, read-only."""
-    from csrwh.dashboard import serve
+    from csrwh.reading.dashboard import serve
 
     ensure_port_free(port)
     serve(config.resolve_warehouse(warehouse), port=port, open_browser=open_browser)
@@ -332,7 +332,7 @@ def sql(
 ) -> None:
     """Run a query against the warehouse; print a table (plain CSV when piped) or write
     CSV/Parquet (never over the warehouse, its files, the data folder or a directory)."""
-    from csrwh.query import run_query
+    from csrwh.reading.query import run_query
 
     run_query(
         config.resolve_warehouse(warehouse),
@@ -358,8 +358,8 @@ def tables(
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """List the marts with row counts and one-line descriptions (--all: every table)."""
-    from csrwh import catalog
-    from csrwh.query import connect_read_only
+    from csrwh.reading import catalog
+    from csrwh.reading.query import connect_read_only
 
     with connect_read_only(config.resolve_warehouse(warehouse)) as con:
         found = catalog.list_tables(con, include_all=show_all)
@@ -377,8 +377,8 @@ def describe(
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Show a table's description and its columns with types and descriptions."""
-    from csrwh import catalog
-    from csrwh.query import connect_read_only
+    from csrwh.reading import catalog
+    from csrwh.reading.query import connect_read_only
 
     with connect_read_only(config.resolve_warehouse(warehouse)) as con:
         info, cols = catalog.describe(con, table)
@@ -413,7 +413,7 @@ def export(
 ) -> None:
     """Export the conversation records (one per conversation, chat messages) and every mart
     (Parquet, in <out>/marts/) with a dataset card README.md (Hugging Face conventions)."""
-    from csrwh.export import export as do_export
+    from csrwh.reading.export import export as do_export
 
     result = do_export(
         config.resolve_warehouse(warehouse),
@@ -465,7 +465,7 @@ def eval_run(
     trec_eval: the mean over the judged topics the run answers)."""
     import json
 
-    from csrwh import evaluate as E
+    from csrwh.reading import evaluate as E
 
     if output_format not in E.FORMATS:
         raise CsrwhError(
@@ -513,7 +513,7 @@ def report(
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Execute the statistics notebooks against the warehouse: statistics.html + tables/*.csv."""
-    from csrwh.report import build_report, check_render
+    from csrwh.reading.report import build_report, check_render
 
     page = build_report(config.resolve_warehouse(warehouse), out)
     console.print(f"[green]Report written to[/green] {escape(str(page))}")

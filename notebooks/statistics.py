@@ -29,9 +29,9 @@ import matplotlib
 import numpy as np
 import polars as pl
 
-from csrwh import figures as F
-from csrwh import report as R
-from csrwh.figures import crsarena as crs_figures
+from csrwh.reading import figures as F
+from csrwh.reading import report as R
+from csrwh.reading.figures import crsarena as crs_figures
 
 R.setup_matplotlib()
 import matplotlib.pyplot as plt
@@ -95,7 +95,7 @@ R.show_table(
 # CRSArena-Dial notebook and `DataAnalysis.md`, RecLLMSim's scripts, ConvSearch's statistical
 # analysis) is kept as data in `notebooks/published_figures/<corpus>.csv`, one row per figure
 # with its source; the metric that recomputes it, with its written definition, lives in
-# `csrwh/figures/<corpus>.py`. For each, the
+# `csrwh/reading/figures/<corpus>.py`. For each, the
 # warehouse's figure is computed from the marts and compared at the published precision:
 # **match** (equal when rounded as published), **explained** (differs, but the documented
 # alternative definition — e.g. user utterances only — reproduces it), **differs**, **subset
@@ -999,12 +999,12 @@ else:
 # ## 10. The corpus authors' own analyses
 #
 # The tables and figures each corpus's authors computed in their analysis code
-# (`csrwh/figures/<corpus>.py` recomputes them from the marts; the figures they printed are
+# (`csrwh/reading/figures/<corpus>.py` recomputes them from the marts; the figures they printed are
 # compared in section 2), folded per corpus: open a corpus to see them.
 
 # %%
 for corpus in NAMES:
-    if corpus not in F.CORPORA:  # a corpus without published analyses (csrwh/figures/)
+    if corpus not in F.CORPORA:  # a corpus without published analyses (csrwh/reading/figures/)
         continue
     R.show_html(f"<h3>{NAMES[corpus]}</h3>")
     if corpus not in PRESENT:

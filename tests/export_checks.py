@@ -18,7 +18,7 @@ import duckdb
 import pytest
 import yaml
 
-from csrwh import api
+from csrwh.reading import api
 
 
 def hf_datasets():
@@ -168,7 +168,7 @@ def _value_paths(value: Any, path: str) -> set[str]:
 
 
 def _polars_null_paths(dtype: Any, path: str) -> list[str]:
-    """The paths (written as csrwh.export._typed_paths writes them) whose polars type is Null."""
+    """The paths (written as csrwh.reading.export._typed_paths writes them) whose polars type is Null."""
     import polars as pl
 
     if dtype == pl.Null:

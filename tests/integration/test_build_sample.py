@@ -11,11 +11,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.build import build, failed_path
-from csrwh.dbt_runner import run_dbt
+from csrwh.building import build, failed_path
+from csrwh.building.dbt_runner import run_dbt
+from csrwh.building.gate.run import gate
 from csrwh.errors import CsrwhError
 from csrwh.sample import generate
-from csrwh.validate import gate
 
 CORPORA = {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact", "custom"}
 

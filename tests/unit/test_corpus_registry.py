@@ -214,7 +214,7 @@ def test_fetch_knows_exactly_the_corpora_with_an_upstream():
 
 
 def test_every_name_resolves_to_the_same_corpus_in_every_command():
-    from csrwh.build import _drop_names
+    from csrwh.building import _drop_names
     from csrwh.sample import _resolve as sample_resolve
     from ingest import _select as ingest_select
 
@@ -240,7 +240,7 @@ def test_unknown_names_are_one_clear_error():
 
 
 def test_display_names_follow_corpus_order():
-    from csrwh.report.settings import CORPUS_NAMES
+    from csrwh.reading.report.settings import CORPUS_NAMES
 
     public = [c.id for c in registry.declarations() if not c.optional]
     assert list(CORPUS_NAMES) == public and "custom" not in CORPUS_NAMES  # as before the registry

@@ -1,4 +1,4 @@
-"""The dashboard's query layer (csrwh.dashboard.queries) on a small hand-made warehouse whose
+"""The dashboard's query layer (csrwh.reading.dashboard.queries) on a small hand-made warehouse whose
 every number is known, reading beside a publish (atomic rename), the launcher, and every page
 script run headless (Streamlit AppTest, no browser) on the same warehouse."""
 
@@ -12,12 +12,12 @@ import duckdb
 import pandas as pd
 import pytest
 
+from csrwh.building.dbt_sources import by_source_ref
+from csrwh.building.gate.run import _DQ_RESULTS_DDL
 from csrwh.config import PROJECT_ROOT
-from csrwh.dashboard import PAGES, PAGES_DIR, streamlit_command
-from csrwh.dashboard import queries as q
-from csrwh.dbt_sources import by_source_ref
 from csrwh.errors import CsrwhError
-from csrwh.validate import _DQ_RESULTS_DDL
+from csrwh.reading.dashboard import PAGES, PAGES_DIR, streamlit_command
+from csrwh.reading.dashboard import queries as q
 
 SCHEMA = """
 create table main.conversations (conversation_id varchar, source_conversation_id varchar, user_id varchar,
@@ -563,7 +563,7 @@ def test_no_dq_results_table(db: q.Reader) -> None:
 
 
 def test_dq_columns_are_the_writers(tmp_path: Path) -> None:
-    """The columns the page reads are exactly those csrwh/validate.py creates."""
+    """The columns the page reads are exactly those csrwh/building/gate/run.py creates."""
     with duckdb.connect(str(tmp_path / "ddl.duckdb")) as con:
         con.execute(_DQ_RESULTS_DDL)
         written = [r[0] for r in con.execute("describe main.dq_results").fetchall()]
@@ -642,7 +642,7 @@ def test_streamlit_command_is_local_headless_and_without_telemetry() -> None:
 
 
 def test_serve_refuses_a_missing_warehouse(tmp_path: Path) -> None:
-    from csrwh.dashboard import serve
+    from csrwh.reading.dashboard import serve
 
     with pytest.raises(CsrwhError, match="does not exist"):
         serve(tmp_path / "absent.duckdb")
@@ -737,7 +737,7 @@ def test_query_layer_does_not_import_streamlit() -> None:
     import subprocess
     import sys
 
-    code = "import sys, csrwh.dashboard, csrwh.dashboard.queries; print('streamlit' in sys.modules)"
+    code = "import sys, csrwh.reading.dashboard, csrwh.reading.dashboard.queries; print('streamlit' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
@@ -777,7 +777,7 @@ def test_escaped_corpus_text_renders_as_itself(text: str) -> None:
 
     from markdown_it import MarkdownIt
 
-    from csrwh.dashboard import ui
+    from csrwh.reading.dashboard import ui
 
     rendered = MarkdownIt("commonmark").enable("table").render(ui.escape_md(text))
     for tag in (
@@ -800,7 +800,7 @@ def test_escaped_corpus_text_renders_as_itself(text: str) -> None:
 def test_corpus_urls_make_one_link_and_no_image() -> None:
     from markdown_it import MarkdownIt
 
-    from csrwh.dashboard import ui
+    from csrwh.reading.dashboard import ui
 
     url = "http://example.org/a b) ![t](http://127.0.0.1:9/leak.png"
     rendered = MarkdownIt("commonmark").enable("table").render(ui.md_link("label ![x](y)", url))

@@ -18,10 +18,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh import evaluate as E
 from csrwh.config import PROJECT_ROOT
-from csrwh.dashboard import PAGES_DIR
-from csrwh.dashboard import queries as q
+from csrwh.reading import evaluate as E
+from csrwh.reading.dashboard import PAGES_DIR
+from csrwh.reading.dashboard import queries as q
 
 MEASURES = ("nDCG@10", "nDCG@5", "P@5", "RR")
 ORDERS = ("perfect", "reversed", "shuffled")

@@ -34,9 +34,9 @@ from export_checks import (
 )
 
 import csrwh
-from csrwh import api
 from csrwh.config import PROJECT_ROOT
-from csrwh.export import CONVERSATION_COLUMNS, hf_license
+from csrwh.reading import api
+from csrwh.reading.export import CONVERSATION_COLUMNS, hf_license
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here may reach the network
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -135,7 +135,7 @@ def test_jsonl_round_trips_to_the_records_of_load(
 def test_jsonl_starts_with_a_record_typing_each_field() -> None:
     """The witnesses: the first record giving a path a value comes first, the rest keep their
     order; a reader of the first rows sees every field's type."""
-    from csrwh.export import _typed_paths, _witnesses
+    from csrwh.reading.export import _typed_paths, _witnesses
 
     rows = [
         {"a": None, "b": [], "c": [{"x": None}]},

@@ -13,9 +13,9 @@ import duckdb
 import polars as pl
 import pytest
 
-from csrwh import report
 from csrwh.config import PROJECT_ROOT
-from csrwh.figures import COLUMNS, corpus_module, metrics, parse_args
+from csrwh.reading import report
+from csrwh.reading.figures import COLUMNS, corpus_module, metrics, parse_args
 
 MODEL = PROJECT_ROOT / "models" / "marts" / "measures" / "text_diversity.py"
 PUBLISHED = PROJECT_ROOT / "notebooks" / "published_figures" / "crsarena.csv"
@@ -280,7 +280,7 @@ MART_DDL = {
 
 
 class FakeReport:
-    """The parts of csrwh.report that render() uses, recording what it writes and shows."""
+    """The parts of csrwh.reading.report that render() uses, recording what it writes and shows."""
 
     query = staticmethod(report.query)
 

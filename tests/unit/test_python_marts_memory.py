@@ -2,7 +2,7 @@
 
 * ``text_diversity``: texts streamed from DuckDB unsorted (placed by their keys), tokenised
   chunk by chunk, the truncated utterance's words taken from the plain encoding;
-* ``csrwh.stats`` bootstraps: resample weights a block at a time;
+* ``csrwh.measures.stats`` bootstraps: resample weights a block at a time;
 * ``annotator_agreement``: the rows that cannot count are left out in DuckDB.
 """
 
@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from csrwh import stats
 from csrwh.config import PROJECT_ROOT
+from csrwh.measures import stats
 
 
 def _load(relative: str, name: str):
@@ -40,7 +40,7 @@ class _Dbt:
     def __init__(self, con: duckdb.DuckDBPyConnection, config: dict | None = None) -> None:
         self._con = con
         values = config or {}
-        self.is_incremental = False  # built from nothing (csrwh.partitions)
+        self.is_incremental = False  # built from nothing (csrwh.building.partitions)
 
         class _This:
             database, schema, identifier = "memory", "main", "the_model"

@@ -16,8 +16,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from csrwh import stats, text_measures
 from csrwh.config import PROJECT_ROOT
+from csrwh.measures import stats
+from csrwh.measures import text as text_measures
 
 MODEL = PROJECT_ROOT / "models" / "marts" / "measures" / "text_diversity.py"
 

@@ -1,4 +1,4 @@
-"""Unit tests for csrwh.stats against published and hand-computed values (and scipy, an
+"""Unit tests for csrwh.measures.stats against published and hand-computed values (and scipy, an
 independent implementation, for the correlations and interval quantiles)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from csrwh.config import PROJECT_ROOT
-from csrwh.stats import (
+from csrwh.measures.stats import (
     bradley_terry,
     bradley_terry_bootstrap,
     elo_ratings,

@@ -16,8 +16,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.validate import DQ_RESULTS, gate, raw_gate, validate
-from csrwh.validation import load_suites
+from csrwh.building.gate import load_suites
+from csrwh.building.gate.run import DQ_RESULTS, gate, raw_gate, validate
 from ingest.registry import raw_tables
 
 # --- the warehouse: the generated sample through the real pipeline ----------------------------

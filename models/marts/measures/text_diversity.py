@@ -769,7 +769,7 @@ def _from_duckdb(in_corpus) -> tuple[pa.Table, Iterator[pa.RecordBatch], Callabl
 
 
 #: The inputs of a corpus's rows: a corpus whose rows of these columns are unchanged keeps
-#: its rows (``csrwh.partitions``).
+#: its rows (``csrwh.building.partitions``).
 INPUT_COLUMNS = (
     "conversation_id",
     "turn_index",
@@ -783,7 +783,12 @@ INPUT_COLUMNS = (
 
 
 def model(dbt, session):
-    from csrwh.partitions import code_version, corpus_digests, previous_digests, save_digests
+    from csrwh.building.partitions import (
+        code_version,
+        corpus_digests,
+        previous_digests,
+        save_digests,
+    )
 
     dbt.config(
         materialized="incremental",

@@ -7,7 +7,7 @@ same, for report tables that are not one of the corpus's marts), and
 ``agreement`` (the ``annotator_agreement`` table, every corpus) and ``intervals`` (t and
 Wilson intervals) are shared by them and ``test_report_expected``.
 They recompute from plain row queries of the marts in Python — never through
-``csrwh.figures`` or the notebook.
+``csrwh.reading.figures`` or the notebook.
 """
 
 from __future__ import annotations

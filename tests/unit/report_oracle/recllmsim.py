@@ -4,7 +4,7 @@ Recomputes the report's RecLLMSim tables and the warehouse side of every ``recll
 published figure from plain row queries of the core marts (``conversations``, ``turns``,
 ``ratings``, ``behaviour_labels``) in Python: the per-conversation facts, the user sides, the
 0..2 scores from the raw ratings, the profile labels from the profile JSON — never through the
-``recllmsim_*`` report marts, ``conversation_quality`` or ``csrwh.figures``. A figure's filters
+``recllmsim_*`` report marts, ``conversation_quality`` or ``csrwh.reading.figures``. A figure's filters
 come from its id (``recllmsim.<kind>.<...>``), read here as the authors' scripts define them.
 """
 
