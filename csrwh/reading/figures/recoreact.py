@@ -83,5 +83,4 @@ def rounds_table(R, con):
         "n_impressions",
         prefix="selected_ci95",
     )
-    rounds = rounds.drop("sd_rating1", "n_rating1", "sd_rating3", "n_rating3", "sd_selected")
     return rounds.drop("sd_rating1", "n_rating1", "sd_rating3", "n_rating3", "sd_selected")
