@@ -18,7 +18,7 @@ size match ``raw.ingest_files`` are skipped; changed files are replaced and vani
 removed, all in one transaction; bad records go to ``raw.rejected_records`` and the rest of
 their file lands; a missing corpus folder is reported with a hint on how to get it (and
 the corpus' previously landed rows are removed, so the warehouse mirrors the data dir);
-if no requested corpus is present at all, :class:`csrwh.errors.CsrwhError` is raised.
+if no requested corpus is present at all, :class:`ingest.errors.CsrwhError` is raised.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from csrwh.errors import CsrwhError
 from ingest import registry
+from ingest.errors import CsrwhError
 from ingest.run import Ingestor, _disk_full
 from ingest.spec import CorpusSpec
 from ingest.summary import CorpusStats, IngestSummary

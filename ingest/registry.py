@@ -31,7 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from csrwh.errors import CsrwhError
+from ingest.errors import CsrwhError
 from ingest.spec import CorpusSpec
 
 REGISTRY_FILE = Path(__file__).with_name("corpora.toml")
