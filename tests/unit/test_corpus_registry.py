@@ -91,6 +91,30 @@ def test_generated_lists_are_the_conformed_models_and_seeds_on_disk():
     assert listed == seeds_on_disk and ("recllmsim", "questionnaire_options") in listed
 
 
+def test_shared_core_marts_name_no_corpus():
+    """Adding a corpus touches only its own files: the shared core marts (SQL and their yml)
+    hold no corpus id as a SQL literal -- no `case` branch, no `where:` filter per corpus."""
+    literal = re.compile(r"'(" + "|".join(map(re.escape, registry.names())) + r")'")
+    found = [
+        f"{path.name}:{number}: {line.strip()}"
+        for path in sorted((PROJECT_ROOT / "models" / "marts" / "core").iterdir())
+        if path.suffix in (".sql", ".yml")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if literal.search(line)
+    ]
+    assert found == []
+
+
+def test_own_lookup_models_are_listed_for_their_corpus():
+    """An own lookup model (int_<id>__rating_scales) on disk is what corpus_models_by_lookup lists."""
+    seed = _corpora_seed()
+    on_disk = sorted(
+        p.parent.name
+        for p in (PROJECT_ROOT / "models" / "intermediate").glob("*/int_*__rating_scales.*")
+    )
+    assert seed.corpus_lookup_models() == {"rating_scales": on_disk} and "custom" in on_disk
+
+
 def _mini_project(root: Path) -> Path:
     """A project tree with one conformed model and one lookup seed, its macro file rendered."""
     (root / "models" / "intermediate" / "cosrec").mkdir(parents=True)
