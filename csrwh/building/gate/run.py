@@ -34,11 +34,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from csrwh import dq_results
 from csrwh.building.gate import data_docs, gx_duckdb
 from csrwh.building.gate.suites import ExpectationSpec, SuiteSpec, load_suites, to_gx_expectation
 from csrwh.errors import CsrwhError, is_out_of_memory
 
-DQ_RESULTS = "main.dq_results"
+DQ_RESULTS = dq_results.TABLE
 #: ``data_docs_dir`` default: ``<database>.data_docs/`` beside the validated file
 DEFAULT_DATA_DOCS_DIR = "beside"
 OFFENDING_ROWS_KEPT = 5
@@ -46,22 +47,7 @@ RESULT_FORMAT = {"result_format": "COMPLETE", "partial_unexpected_count": OFFEND
 _DOCS_SITE = "csrwh"
 _GX_MANAGED = ("index.html", "validations", "expectations", "static")
 
-_DQ_RESULTS_DDL = f"""
-create table if not exists {DQ_RESULTS} (
-    run_id varchar,
-    validated_at timestamp,
-    suite varchar,
-    table_name varchar,
-    expectation varchar,
-    expectation_type varchar,
-    severity varchar,
-    success boolean,
-    observed_value json,
-    offending_rows json,
-    error varchar,
-    why varchar
-)
-"""
+_DQ_RESULTS_DDL = dq_results.DDL  # the columns: csrwh/dq_results.py
 
 
 @dataclass
@@ -323,9 +309,7 @@ def record_results(database: Path, report: ValidationReport) -> None:
             [report.run_id, report.suites],
         )
         if rows:
-            con.executemany(
-                f"insert into {DQ_RESULTS} values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
-            )
+            con.executemany(dq_results.INSERT, rows)
         con.execute("commit")
     finally:
         con.close()
