@@ -15,7 +15,7 @@ EVAL_KIND_ORDER = ("all", "search", "recommendation")
 def evals_path(warehouse: str | os.PathLike[str]) -> Path:
     """The evaluations sidecar of ``warehouse``: ``<warehouse stem>.evals.duckdb`` beside it
     (a Reader over it reads the saved evaluations; builds never touch it)."""
-    from csrwh.reading.evaluate import sidecar_path
+    from csrwh.reading.eval_sidecar import sidecar_path
 
     return sidecar_path(Path(warehouse))
 
