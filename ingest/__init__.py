@@ -48,21 +48,7 @@ NO_DATA_HINT = (
 
 
 def _select(corpora: Sequence[str] | None) -> list[CorpusSpec]:
-    if not corpora:
-        return list(registry.CORPORA)
-    chosen: list[CorpusSpec] = []
-    for name in corpora:
-        try:
-            spec = registry.get(name)
-        except KeyError:
-            raise CsrwhError(
-                f"unknown corpus {name!r}",
-                hint="known corpora: " + ", ".join(registry.names()),
-                exit_code=2,
-            ) from None
-        if spec not in chosen:
-            chosen.append(spec)
-    return chosen
+    return registry.specs(list(corpora or ()))
 
 
 def run_ingest(

@@ -246,6 +246,14 @@ def resolve(names: list[str] | tuple[str, ...] | None, *, option: str = "") -> l
     return out
 
 
+def specs(names: list[str] | tuple[str, ...] | None, *, option: str = "") -> list[CorpusSpec]:
+    """The ingest specs of the corpora ``names`` name (:func:`resolve`: same order, same
+    one-line error for an unknown name); no names: every corpus."""
+    if not names:
+        return list(_specs())
+    return [get(c.id) for c in resolve(names, option=option)]
+
+
 def names_with_aliases() -> list[str]:
     """``id (folder, alias, ...)`` per corpus, for hints and help texts."""
     out = []
