@@ -99,15 +99,7 @@ def _drop_names(names: list[str] | tuple[str, ...], data_dir: Path) -> set[str]:
     from ingest import registry
 
     out = set()
-    for name in names or ():
-        try:
-            spec = registry.get(name)
-        except KeyError:
-            raise CsrwhError(
-                f"--drop-corpus {name}: unknown corpus",
-                hint="known corpora: " + ", ".join(registry.names()),
-                exit_code=2,
-            ) from None
+    for spec in registry.specs(names, option="--drop-corpus") if names else ():
         if (data_dir / spec.folder).is_dir():
             raise CsrwhError(
                 f"--drop-corpus {spec.name}: its folder {data_dir / spec.folder} is present",

@@ -60,6 +60,13 @@ def spark_dir(warehouse: Path) -> Path:
     return warehouse.with_name(warehouse.name + ".spark")
 
 
+def project_marts(root: Path = PROJECT_ROOT) -> list[str]:
+    """The marts: every model file under ``models/marts`` (SQL and Python), by name."""
+    files = [*root.joinpath("models", "marts").rglob("*.sql")]
+    files += root.joinpath("models", "marts").rglob("*.py")
+    return sorted({path.stem for path in files})
+
+
 def check_spark_available() -> None:
     """One line when pyspark, dbt-spark or Java is missing (before anything is written)."""
     import importlib.util
@@ -302,8 +309,6 @@ def spark_build(
             args = ["build"]
             excluded = sorted(result.excluded)
             if marts_from_duckdb:
-                from csrwh.building.spark_parity import project_marts
-
                 args += ["--select", f"path:{_MARTS_PATH}"]
                 excluded = [name for name in excluded if name in set(project_marts())]
             if excluded:

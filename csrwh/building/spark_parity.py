@@ -27,7 +27,7 @@ from pathlib import Path
 
 import duckdb
 
-from csrwh.config import PROJECT_ROOT
+from csrwh.building.spark import project_marts
 from csrwh.errors import CsrwhError
 
 #: decimal places floats are rounded to before comparing (both engines compute in doubles;
@@ -55,13 +55,6 @@ class MartParity:
         if self.detail:
             text += f" ({self.detail})" if self.status != "match" else f"; {self.detail}"
         return text
-
-
-def project_marts(root: Path = PROJECT_ROOT) -> list[str]:
-    """The marts: every model file under ``models/marts`` (SQL and Python), by name."""
-    files = [*root.joinpath("models", "marts").rglob("*.sql")]
-    files += root.joinpath("models", "marts").rglob("*.py")
-    return sorted({path.stem for path in files})
 
 
 def _ident(name: str) -> str:

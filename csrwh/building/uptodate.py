@@ -40,6 +40,7 @@ from rich.markup import escape
 from csrwh.building.fingerprint import project_fingerprint
 from csrwh.building.paths import _sql_str, state_dir, wal_path
 from csrwh.building.state import _digest_rows
+from csrwh.errors import CsrwhError
 
 #: threads reading the published file and hashing (hashlib and DuckDB release the GIL)
 _WORKERS = min(4, os.cpu_count() or 2)
@@ -65,14 +66,10 @@ def why_not_up_to_date(
         return differs
     from ingest import registry
 
-    scope = []
-    for name in corpora or [c.name for c in registry.CORPORA]:
-        try:
-            spec = registry.get(name)
-        except KeyError:
-            return f"unknown corpus {name!r}"
-        if spec not in scope:
-            scope.append(spec)
+    try:
+        scope = registry.specs(corpora)
+    except CsrwhError as exc:  # an unknown name: the registry's one message
+        return exc.message
     data_dir = Path(data_dir).expanduser().resolve()
     if not data_dir.is_dir():
         return f"data folder {data_dir} does not exist"

@@ -64,10 +64,12 @@ def _warehouse(warehouse: str | os.PathLike[str] | None) -> Path:
 
 def connect(warehouse: str | os.PathLike[str] | None = None):
     """A read-only DuckDB connection to the published warehouse (default: ``$CSRWH_WAREHOUSE``,
-    else ``warehouse/csr.duckdb``). Marts are in the default schema: ``con.sql("from turns")``."""
-    import duckdb
+    else ``warehouse/csr.duckdb``). Marts are in the default schema: ``con.sql("from turns")``.
+    It reads the file at the path now, also after a build published a new one while an older
+    connection is still open (:mod:`csrwh.reading.opener`)."""
+    from csrwh.reading.opener import open_read_only
 
-    return duckdb.connect(str(_warehouse(warehouse)), read_only=True)
+    return open_read_only(_warehouse(warehouse))
 
 
 CONVERSATIONS_SQL = """

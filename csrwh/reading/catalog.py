@@ -19,6 +19,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from csrwh import dq_results
 from csrwh.building.dbt_sources import raw_tables
 from csrwh.errors import CsrwhError
 
@@ -54,22 +55,7 @@ BOOKKEEPING_COLUMNS: dict[str, dict[str, str]] = {
         "raw.ingest_files): equal to the data folder's means nothing to rebuild.",
         "n_input_files": "How many input files the build landed (rows of raw.ingest_files).",
     },
-    "dq_results": {
-        "run_id": "The build id (the build's gate) or the run id of a `csrwh validate` run.",
-        "validated_at": "When the run validated (UTC).",
-        "suite": "Suite name: `expectations/<group>/<suite>.yml`, or `volume`, "
-        "`open_vocabulary`, `lineage_completeness` (the build's own checks).",
-        "table_name": "The table the expectation ran on (`main.turns`, `raw.cosrec__quality`).",
-        "expectation": "The expectation's name, unique in its suite.",
-        "expectation_type": "Great Expectations type (`expect_column_values_to_not_be_null`, "
-        "...) or the build check's kind.",
-        "severity": "`critical` (a failure blocks publishing) or `warning` (reported only).",
-        "success": "Whether the expectation passed.",
-        "observed_value": "What was observed (a count, share or value), as JSON.",
-        "offending_rows": "The first offending rows (at most 5) as JSON; NULL when none.",
-        "error": "The exception text when the expectation could not be evaluated; NULL otherwise.",
-        "why": "The suite's explanation of why the expectation holds.",
-    },
+    "dq_results": dq_results.DESCRIPTIONS,
 }
 
 

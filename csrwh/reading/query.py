@@ -27,6 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from csrwh.errors import CsrwhError
+from csrwh.reading.opener import open_read_only
 
 MART_SCHEMA = "main"
 # Tables in `main` that are bookkeeping, not marts.
@@ -34,18 +35,14 @@ NOT_MARTS = ("build_info", "dq_results")
 
 
 def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse read-only, with a clear error when it does not exist yet."""
+    """Open the warehouse read-only (:mod:`csrwh.reading.opener`), with a clear error when it
+    does not exist yet."""
     if not warehouse.exists():
         raise CsrwhError(
             f"warehouse {warehouse} does not exist",
             hint="build it first: make demo (sample data) or make build (real corpora)",
         )
-    try:
-        return duckdb.connect(str(warehouse), read_only=True)
-    except duckdb.Error as exc:
-        raise CsrwhError(
-            f"cannot open {warehouse}: {exc}", hint="is another build writing it?"
-        ) from exc
+    return open_read_only(warehouse, hint="is another build writing it?")
 
 
 #: DuckDB settings of the connection user SQL runs on (applied in this order; the last

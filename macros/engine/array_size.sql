@@ -7,6 +7,7 @@
     len({{ list_expr }})
 {%- endmacro %}
 
+{#- size(NULL) is -1 on Spark unless ANSI mode is on: NULL here either way, as DuckDB's len. -#}
 {% macro spark__array_size(list_expr) -%}
-    size({{ list_expr }})
+    case when {{ list_expr }} is not null then size({{ list_expr }}) end
 {%- endmacro %}

@@ -2,7 +2,8 @@
     Spark implementation of json_type_of (macros/json.sql), on the Spark form of a JSON value
     (macros/engine/json_text.sql: a string value comes without its quotes): the type of the
     text parsed as JSON, 'VARCHAR' when it does not parse. So a string that reads as JSON
-    (e.g. "12") is typed by its content (BIGINT), where DuckDB says VARCHAR.
+    (e.g. "12") is typed by its content (UBIGINT), where DuckDB says VARCHAR; an integer is
+    UBIGINT when not negative, as in DuckDB.
 -#}
 {% macro spark__json_type_of(json_expr) -%}
     case
@@ -13,7 +14,7 @@
                 when 'OBJECT' then 'OBJECT'
                 when 'ARRAY' then 'ARRAY'
                 when 'BOOLEAN' then 'BOOLEAN'
-                when 'BIGINT' then 'BIGINT'
+                when 'BIGINT' then case when ltrim({{ json_expr }}) like '-%' then 'BIGINT' else 'UBIGINT' end
                 when 'VARCHAR' then 'VARCHAR'
                 else 'DOUBLE'
             end

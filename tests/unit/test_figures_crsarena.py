@@ -15,7 +15,8 @@ import pytest
 
 from csrwh.config import PROJECT_ROOT
 from csrwh.reading import report
-from csrwh.reading.figures import COLUMNS, corpus_module, metrics, parse_args
+from csrwh.reading.figures import COLUMNS, metrics, parse_args
+from csrwh.reading.figures.render import corpus_renderer
 
 MODEL = PROJECT_ROOT / "models" / "marts" / "measures" / "text_diversity.py"
 PUBLISHED = PROJECT_ROOT / "notebooks" / "published_figures" / "crsarena.csv"
@@ -347,7 +348,7 @@ def _marts(con, with_data: bool) -> None:
 
 def test_render_writes_the_same_tables_whatever_the_data() -> None:
     report.setup_matplotlib()
-    module = corpus_module("crsarena")
+    module = corpus_renderer("crsarena")
     written = {}
     for with_data in (False, True):
         con = duckdb.connect()

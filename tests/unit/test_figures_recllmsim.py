@@ -21,6 +21,7 @@ import pytest
 
 from csrwh.reading import figures as F
 from csrwh.reading.figures import recllmsim
+from csrwh.reading.figures.render import recllmsim as recllmsim_render
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report_oracle import recllmsim as oracle
@@ -171,14 +172,14 @@ def test_render_writes_the_same_tables_with_or_without_recllmsim(
     matplotlib.use("Agg", force=True)
     with duckdb.connect(str(sample_warehouse), read_only=True) as con:
         with_data = _Recorder(tmp_path)
-        recllmsim.render(con, with_data, present=True)
+        recllmsim_render.render(con, with_data, present=True)
     empty = tmp_path / "empty.duckdb"
     shutil.copy2(sample_warehouse, empty)
     with duckdb.connect(str(empty)) as con:
         for name in oracle.TABLES:
             con.execute(f"delete from main.{name}")
         without = _Recorder(tmp_path)
-        recllmsim.render(con, without, present=False)
+        recllmsim_render.render(con, without, present=False)
     expected = {name: spec[3] for name, spec in oracle.TABLES.items()}
     assert with_data.written == expected and without.written == expected
     assert without.absent == ["recllmsim"] and with_data.absent == []

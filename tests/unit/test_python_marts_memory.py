@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from csrwh.config import PROJECT_ROOT
-from csrwh.measures import stats
+from csrwh.measures import agreement as stats
 
 
 def _load(relative: str, name: str):

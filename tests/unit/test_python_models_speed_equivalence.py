@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 import pytest
 
 from csrwh.config import PROJECT_ROOT
-from csrwh.measures import stats
+from csrwh.measures import ranking as stats
 from csrwh.measures import text as text_measures
 
 MODEL = PROJECT_ROOT / "models" / "marts" / "measures" / "text_diversity.py"

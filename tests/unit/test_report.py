@@ -401,7 +401,7 @@ def test_folded_block_keeps_every_output_under_one_details(tmp_path: Path) -> No
     whose summary counts its tables and figures."""
     notebook = tmp_path / "fold.py"
     notebook.write_text(
-        "# %%\nimport matplotlib.pyplot as plt\nimport polars as pl\n\nfrom csrwh import report as R\n\n"
+        "# %%\nimport matplotlib.pyplot as plt\nimport polars as pl\n\nfrom csrwh.reading import report as R\n\n"
         'with R.folded("Inside <b>"):\n'
         '    R.show_table(pl.DataFrame({"a": [1, 2]}))\n'
         '    R.show_html("<p>between</p>")\n'

@@ -204,7 +204,7 @@ def test_piped_sql_output_is_plain_csv_and_never_wraps(warehouse: Path) -> None:
 
 def test_describe_dq_results_and_build_info_describe_every_column(tmp_path: Path) -> None:
     from csrwh.building.fingerprint import _record_build
-    from csrwh.building.gate.run import _DQ_RESULTS_DDL
+    from csrwh.building.gate.results import _DQ_RESULTS_DDL
     from csrwh.reading import catalog
 
     path = tmp_path / "wh.duckdb"

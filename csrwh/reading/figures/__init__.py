@@ -12,40 +12,44 @@ returns the comparison the report shows and writes (``published_vs_warehouse.csv
 * **subset not present: …** / **corpus not present in this warehouse**;
 * **not derivable** — the files do not hold what the figure needs (the reason is given).
 
-Each corpus module may also define ``render(con, R, present)``: the tables and plots of the
-corpus authors' own analyses, shown in the report's last section.
+Each corpus's tables and plots in the report (its authors' own analyses) are drawn by
+``csrwh/reading/figures/render/<corpus>.py`` from what its metrics module defines; the
+published values themselves are read from the CSV by :mod:`csrwh.reading.figures.published`.
 """
 
 from __future__ import annotations
 
-import csv
 import importlib
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from csrwh.config import PROJECT_ROOT
 from csrwh.reading.figures._metric import Metric
+from csrwh.reading.figures.published import (
+    COLUMNS,
+    CORPORA,
+    PUBLISHED_DIR,
+    load_published,
+    published_texts,
+    published_values,
+)
 
-PUBLISHED_DIR = PROJECT_ROOT / "notebooks" / "published_figures"
-CORPORA: tuple[str, ...] = ("cosrec", "crsarena", "convsearch", "recllmsim", "recoreact")
-COLUMNS = [
-    "figure_id",
-    "corpus",
-    "subsets",
-    "figure",
-    "published",
-    "precision",
-    "metric",
-    "args",
-    "alt_figure",
-    "alt_metric",
-    "alt_args",
-    "definition",
-    "explanation",
-    "source",
+__all__ = [
+    "COLUMNS",
+    "COMPARISON_COLUMNS",
+    "CORPORA",
+    "PUBLISHED_DIR",
+    "compare",
+    "compare_row",
+    "corpus_module",
+    "load_published",
+    "metrics",
+    "parse_args",
+    "published_texts",
+    "published_values",
+    "round_as_published",
 ]
+
 COMPARISON_COLUMNS = [
     "figure_id",
     "corpus",
@@ -78,21 +82,6 @@ def metrics() -> dict[str, Metric]:
                 )
             out[name] = metric
     return out
-
-
-def load_published(folder: Path = PUBLISHED_DIR) -> list[dict[str, str]]:
-    """Every published figure, corpus by corpus in display order, rows in file order."""
-    rows: list[dict[str, str]] = []
-    for corpus in CORPORA:
-        path = folder / f"{corpus}.csv"
-        if not path.exists():
-            continue
-        with open(path, encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh)
-            if reader.fieldnames != COLUMNS:
-                raise ValueError(f"{path}: columns {reader.fieldnames} are not {COLUMNS}")
-            rows.extend(reader)
-    return rows
 
 
 def parse_args(text: str) -> dict[str, str]:

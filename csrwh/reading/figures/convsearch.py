@@ -11,7 +11,6 @@ from the marts ``convsearch_topic_distribution``, ``convsearch_annotation_distri
 from __future__ import annotations
 
 from csrwh.reading.figures._metric import sql_metric
-from csrwh.reading.report import interval_errors, margins, text_inches, with_wilson_interval
 
 _DIALOGUES = "nullif((select count(*) from conversations where corpus = 'convsearch'), 0)"
 
@@ -109,190 +108,47 @@ TABLE2_ITEMS = (
 )
 
 
-def _published(prefix: str) -> dict[str, float]:
-    from csrwh.reading.figures import load_published
+# --------------------------------------------------------------------------- search behaviour
 
+SEARCH_BEHAVIOUR_SQL = """with dialogues as (select conversation_id from conversations where corpus = 'convsearch'),
+       queries as (select conversation_id, count(*) as n_queries, count(*) filter (where has_click) as n_clicked
+                   from search_queries group by conversation_id),
+       serps as (select conversation_id, count(*) as n_serps from serp_views group by conversation_id),
+       landings as (select conversation_id, count(*) as n_landing from landing_page_views group by conversation_id),
+       per as (select d.conversation_id, coalesce(q.n_queries, 0) as queries, coalesce(q.n_clicked, 0) as queries_with_clicks,
+                      coalesce(s.n_serps, 0) as serp_views, coalesce(l.n_landing, 0) as landing_pages
+               from dialogues d left join queries q using (conversation_id) left join serps s using (conversation_id)
+               left join landings l using (conversation_id)),
+       long as (unpivot per on queries, queries_with_clicks, serp_views, landing_pages into name measure value value)
+       select measure, 'per dialogue' as unit, count(*) as n, avg(value) as mean, median(value) as median,
+              quantile_cont(value, 0.9) as p90, max(value) as max
+       from long group by measure
+       union all
+       select 'words_per_query', 'per query', count(*), avg(n_words), median(n_words),
+              quantile_cont(n_words, 0.9), max(n_words)
+       from search_queries having count(*) > 0
+       order by unit, measure"""
+CLICK_THROUGH_SQL = """select rank, count(*) as n_clicks, count(distinct serp_view_id) as n_serp_views_clicked,
+              (select count(*) from serp_views) as n_serp_views,
+              count(distinct serp_view_id) / (select count(*) from serp_views) as click_through_rate
+       from result_clicks where click_type = 'content' group by rank order by rank"""
+DWELL_TIMES_SQL = """with d as (select 'serp' as page_kind, dwell_ms from serp_views where dwell_ms is not null
+                  union all
+                  select 'landing_page', dwell_ms from landing_page_views where dwell_ms is not null)
+       select page_kind, count(*) as n_views, avg(dwell_ms) / 1000 as mean_s,
+              quantile_cont(dwell_ms, 0.25) / 1000 as p25_s, median(dwell_ms) / 1000 as median_s,
+              quantile_cont(dwell_ms, 0.75) / 1000 as p75_s, quantile_cont(dwell_ms, 0.9) / 1000 as p90_s
+       from d group by page_kind order by page_kind"""
+
+
+def search_behaviour_tables(R, con) -> dict:
+    """The report's ConvSearch search-behaviour tables: queries, clicked queries, SERP views and
+    landing pages per dialogue and words per query (n, mean, median, p90, max); content clicks
+    by rank with the click-through rate and its 95% Wilson interval; dwell times (seconds)."""
     return {
-        r["figure_id"]: float(r["published"])
-        for r in load_published()
-        if r["corpus"] == "convsearch" and r["figure_id"].startswith(prefix)
+        "convsearch_search_behaviour": R.query(con, SEARCH_BEHAVIOUR_SQL),
+        "convsearch_click_through_by_rank": R.with_wilson_interval(
+            R.query(con, CLICK_THROUGH_SQL), "n_serp_views_clicked", "n_serp_views"
+        ),
+        "convsearch_dwell_times": R.query(con, DWELL_TIMES_SQL),
     }
-
-
-def render(con, R, present: bool) -> None:
-    """Table 1, the topic shares (Figure 2), Table 2 and the click ratio by position (Figure 4b),
-    each beside the published numbers."""
-    import matplotlib.pyplot as plt
-    import numpy as np
-    import polars as pl
-
-    basic = R.query(con, BASIC_STATISTICS_SQL)
-    topics = R.query(con, TOPICS_SQL)
-    annotations = R.query(con, ANNOTATIONS_SQL)
-    clicks = with_wilson_interval(R.query(con, CLICKS_SQL), "n_serp_views_clicked", "n_serp_views")
-    R.write_table(basic, "convsearch_basic_statistics")
-    R.write_table(topics, "convsearch_topic_distribution")
-    R.write_table(annotations, "convsearch_annotation_distribution")
-    R.write_table(clicks, "convsearch_click_ratio_by_position")
-    if not present:
-        R.show_absent("convsearch")
-        return
-    published = _published("convsearch.")
-    table1_ids = (
-        "convsearch.dialogues",
-        "convsearch.turns",
-        "convsearch.merged_turns",
-        "convsearch.queries",
-        "convsearch.clicked_queries",
-        "convsearch.query_words",
-        "convsearch.landing_pages",
-    )
-    R.show_table(
-        basic.with_columns(
-            pl.Series(
-                "published",
-                [published.get(i) for i in table1_ids][: basic.height],
-                dtype=pl.Float64,
-            )
-        ).drop("statistic_order"),
-        decimals=2,
-        caption="Table 1 of the dataset paper: warehouse and published.",
-    )
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
-    ax = axes[0]
-    # the warehouse's topics and the published ones (a published topic the warehouse lacks shows as 0)
-    topic_share = dict(zip(topics["topic"].to_list(), topics["percent_of_dialogues"].to_list()))
-    names = sorted(
-        {t for t in topic_share if t is not None}
-        | {k.split(".", 2)[2] for k in published if k.startswith("convsearch.topic.")}
-    )
-    names += [None] if None in topic_share else []
-    labels = [t if t is not None else "(none)" for t in names]
-    ax.bar(
-        range(len(names)),
-        [topic_share.get(t, 0.0) for t in names],
-        color="#4f8a3c",
-        label="warehouse",
-    )
-    pub = [(i, published.get(f"convsearch.topic.{t}")) for i, t in enumerate(names)]
-    pub = [(i, y) for i, y in pub if y is not None]
-    if pub:
-        ax.scatter(
-            *zip(*pub),
-            marker="_",
-            s=200,
-            color="black",
-            linewidths=2,
-            zorder=3,
-            label="published (Figure 2)",
-        )
-    ax.set_xticks(range(len(names)), labels, rotation=30, ha="right")
-    ax.set_ylabel("% of dialogues")
-    ax.set_xlabel("topic (topic_user)")
-    ax.set_title("Dialogue topics")
-    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax = axes[1]
-    if not clicks.is_empty():
-        x = np.arange(clicks.height)
-        ax.bar(
-            x,
-            clicks["click_ratio"].to_numpy(),
-            color="#2f5d8a",
-            label="warehouse (95% Wilson interval)",
-            yerr=interval_errors(clicks, "click_ratio"),
-            capsize=2,
-            error_kw={"elinewidth": 0.8},
-        )
-        pub = [
-            (i, published.get(f"convsearch.click_ratio.{p}"))
-            for i, p in enumerate(clicks["position"].to_list())
-        ]
-        pub = [(i, y) for i, y in pub if y is not None]
-        if pub:
-            ax.scatter(
-                *zip(*pub),
-                marker="_",
-                s=150,
-                color="black",
-                linewidths=2,
-                zorder=3,
-                label="published (Figure 4b)",
-            )
-        ax.set_xticks(x, clicks["position"].to_list())
-        ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.set_xlabel("ranking position of the clicked result")
-    ax.set_ylabel("share of SERP views clicked there")
-    ax.set_title("Click ratio by position")
-    legend_in = text_inches(["warehouse (95% Wilson interval)", "published (Figure 4b)"], 8) + 0.55
-    margins(
-        fig,
-        left=0.6,
-        right=legend_in,
-        bottom=text_inches(labels, 9) * 0.5 + 0.55,
-        top=0.3,
-        wgap=legend_in + 0.6,
-    )
-    R.show_figure(
-        fig,
-        "ConvSearch topic shares and click ratio by ranking position, with the published values",
-    )
-
-    if annotations.is_empty():
-        R.show_html("<p>No ConvSearch annotations in this warehouse.</p>")
-        return
-    # Table 2 layout: one row per item, one column per grade, warehouse (published)
-    items = [a for a in TABLE2_ITEMS if a in set(annotations["aspect"].to_list())]
-    items += sorted(set(annotations["aspect"].to_list()) - set(items))
-    grades = sorted(set(annotations["grade"].to_list()))
-    cells = {(r["aspect"], r["grade"]): r for r in annotations.to_dicts()}
-    table = []
-    for item in items:
-        row = {
-            "annotation item": item,
-            "level": next(r["level"] for (a, _), r in cells.items() if a == item),
-        }
-        for g in grades:
-            r = cells.get((item, g))
-            value = "–" if r is None else f"{r['percent_of_ratings']:.2f}"
-            pub = published.get(f"convsearch.table2.{item}.{g}")
-            row[str(g)] = value + ("" if pub is None else f" ({pub:.2f})")
-        table.append(row)
-    R.show_table(
-        pl.DataFrame(table),
-        right=[str(g) for g in grades],
-        caption="Table 2: % of each item's annotations per grade, warehouse (published).",
-    )
-    fig, ax = plt.subplots(figsize=(9, 0.32 * len(items) + 1.2))
-    cmap = plt.get_cmap(
-        "Blues"
-    )  # sequential: grade order only (for effort and difficulty, high is bad)
-    for i, item in enumerate(items):
-        left = 0.0
-        for g in grades:
-            r = cells.get((item, g))
-            share = 0.0 if r is None else r["percent_of_ratings"]
-            ax.barh(
-                i,
-                share,
-                left=left,
-                color=cmap(0.15 + 0.85 * g / max(grades[-1], 1)),
-                edgecolor="white",
-                linewidth=0.4,
-                label=f"grade {g}" if i == 0 else None,
-            )
-            left += share
-    ax.set_yticks(range(len(items)), items, fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("% of the item's annotations")
-    ax.set_title("Annotation grades per item (Table 2)")
-    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    margins(
-        fig,
-        left=text_inches(items, 8) + 0.15,
-        right=text_inches([f"grade {g}" for g in grades], 8) + 0.6,
-        bottom=0.5,
-        top=0.3,
-    )
-    R.show_figure(fig, "ConvSearch annotation grade shares per item")

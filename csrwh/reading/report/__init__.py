@@ -23,8 +23,8 @@ One module per concern:
   (``benchmarks/report.py``);
 * :mod:`~csrwh.reading.report.page` -- executed notebooks to the HTML page;
 * :mod:`~csrwh.reading.report.notebook` and :mod:`~csrwh.reading.report.provenance` -- what the notebooks
-  import as ``R`` (connection, queries, intervals, CSV writing, table/figure display, the
-  provenance header);
+  import as ``R`` (connection, queries, CSV writing, table/figure display, the provenance
+  header), with the interval columns and figure layouts of :mod:`csrwh.reading.plotting`;
 * :mod:`~csrwh.reading.report.published` -- section 2, the published figures beside the warehouse's
   (the comparison itself is :func:`csrwh.reading.figures.compare`);
 * :mod:`~csrwh.reading.report.render` -- the headless Chromium render check;
@@ -35,12 +35,17 @@ Everything the notebooks and callers use is importable from ``csrwh.reading.repo
 
 from __future__ import annotations
 
+from csrwh.reading.plotting import (  # the notebooks use them as R.<name>
+    interval_errors,
+    margins,
+    text_inches,
+    with_mean_interval,
+    with_wilson_interval,
+)
 from csrwh.reading.report.notebook import (
     connect,
     folded,
-    interval_errors,
     is_count_column,
-    margins,
     present_corpora,
     query,
     setup_matplotlib,
@@ -50,10 +55,7 @@ from csrwh.reading.report.notebook import (
     show_table,
     table_html,
     tables_path,
-    text_inches,
     warehouse_path,
-    with_mean_interval,
-    with_wilson_interval,
     write_table,
 )
 from csrwh.reading.report.page import _export_body, _page

@@ -15,6 +15,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from csrwh.reading import figures
 from csrwh.reading.report.notebook import show_html, table_html, write_table
 from csrwh.reading.report.page import _slug
 from csrwh.reading.report.settings import CORPUS_NAMES
@@ -194,8 +195,6 @@ def show_comparison(
     """Compare every published figure with the warehouse, write
     ``published_vs_warehouse.csv``, show the tally and one table per corpus (in ``names``
     order); returns the comparison (polars)."""
-    from csrwh.reading import figures
-
     rows = list(published) if published is not None else figures.load_published()
     comparison = figures.compare(con, present, rows)
     write_table(comparison, "published_vs_warehouse")

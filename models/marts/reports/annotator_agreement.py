@@ -356,7 +356,7 @@ def model(dbt, session):
     # is carried over (each row's bootstrap is seeded alone, so corpora are independent)
     version = code_version(
         __file__,
-        modules=["csrwh.measures.stats"],
+        modules=["csrwh.measures.agreement"],
         packages=["numpy", "pandas", "scipy"],
         settings={"n_samples": n_samples, "seed": seed},
     )

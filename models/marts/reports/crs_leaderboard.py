@@ -182,7 +182,7 @@ def model(dbt, session):
     # one partition (csrwh.building.partitions): unchanged inputs and code keep the previous table
     version = code_version(
         __file__,
-        modules=["csrwh.measures.stats"],
+        modules=["csrwh.measures.ranking"],
         packages=["numpy", "pandas", "scipy"],
         settings={"n_samples": n_samples, "seed": seed},
     )
