@@ -227,7 +227,8 @@ def _build_spark(
     """`csrwh build --engine spark` (csrwh/building/spark.py)."""
     if refused:
         raise CsrwhError(
-            f"{', '.join(refused)} only apply to the DuckDB build (--engine duckdb)",
+            f"{', '.join(refused)} only appl{'ies' if len(refused) == 1 else 'y'} to the "
+            "DuckDB build (--engine duckdb)",
             hint="a Spark build always builds every model from the data folder",
             exit_code=2,
         )
