@@ -208,6 +208,15 @@ CORRUPTIONS = [
         "sentiment_in_vocabulary",
     ),
     (
+        "crsarena-dialogue-in-both-files",
+        "raw.crsarena__dialogues",
+        (
+            "update raw.crsarena__dialogues set record_key = (select min(record_key) from "
+            "raw.crsarena__dialogues) where record_index = 0"
+        ),
+        "conversation_id_unique",
+    ),
+    (
         "crsarena-unknown-participant",
         "raw.crsarena__dialogues",
         'update raw.crsarena__dialogues set payload = replace(payload::varchar, \'"participant": "AGENT"\', \'"participant": "BOT"\')::json',

@@ -131,29 +131,29 @@ def test_mart_suites_do_not_repeat_dbt_tests() -> None:
 BUILT_IN_RULES = {
     "record_position_unique": (
         "expect_compound_columns_to_be_unique",
-        ["source_path", "record_index"],
+        {"column_list": ["source_path", "record_index"]},
     ),
     "record_key_unique_per_file": (
         "expect_compound_columns_to_be_unique",
-        ["source_path", "record_key"],
+        {"column_list": ["source_path", "record_key"]},
     ),
     "session_id_unique_per_file": (
         "expect_compound_columns_to_be_unique",
-        ["source_path", "record_key"],
+        {"column_list": ["source_path", "record_key"]},
     ),
+    "conversation_id_unique": ("expect_column_values_to_be_unique", {"column": "record_key"}),
 }
 
 
 def test_rules_a_gx_built_in_states_use_it() -> None:
-    found: dict[str, set[tuple]] = {}
+    found: dict[str, list[tuple]] = {}
     for suite in load_suites():
         for spec in suite.expectations:
             if spec.name in BUILT_IN_RULES:
-                columns = tuple(spec.kwargs.get("column_list") or ())
-                found.setdefault(spec.name, set()).add((spec.type, columns))
-    assert found == {
-        name: {(kind, tuple(columns))} for name, (kind, columns) in BUILT_IN_RULES.items()
-    }
+                found.setdefault(spec.name, []).append((spec.type, spec.kwargs))
+    assert set(found) == set(BUILT_IN_RULES)
+    for name, uses in found.items():
+        assert all(use == BUILT_IN_RULES[name] for use in uses), (name, uses)
 
 
 def test_built_ins_are_described_in_gx_words_then_ours() -> None:
