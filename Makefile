@@ -63,7 +63,7 @@ lint: $(STAMP) ## ruff (lint + format) on Python, sqlfluff (.sqlfluff) on models
 	$(BIN)/sqlfluff lint models macros --processes 2 --disable-progress-bar --nocolor
 	$(BIN)/python scripts/check_engine_syntax.py models
 
-test: $(STAMP) browser-deps lint ## lint, then the whole test suite (unit + integration on ../shared/corpora)
+test: $(STAMP) browser-deps setup-spark lint ## lint, then the whole test suite (unit + integration on ../shared/corpora)
 	$(BIN)/python -m pytest -n 2 -q
 
 # Debian's Chromium renders the statistics report and drives the dashboard's browser tests;
