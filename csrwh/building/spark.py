@@ -7,9 +7,10 @@ One process, one local SparkSession (dbt-spark's ``session`` method, profile tar
    as in a DuckDB build (``--allow-rejects`` accepts them);
 2. **parquet** -- every table of schema ``raw`` written as Parquet, one folder per table
    (:func:`export_raw_parquet`: the JSON payload as text, timestamps without zone);
-3. **dbt** -- ``dbt build`` (models and tests) on the ``spark`` target; the ``on-run-start``
-   macro ``spark_register_raw`` registers those folders as the ``raw`` tables the sources
-   read. Models that cannot run on Spark (``spark_exclusions.yml``, each with its reason) and
+3. **dbt** -- ``dbt run-operation spark_register_raw`` registers those folders as the
+   ``raw`` tables the sources read (no hook in dbt_project.yml: the DuckDB builds run no
+   extra node), then ``dbt build`` (models and tests) on the ``spark`` target, in the same
+   SparkSession. Models that cannot run on Spark (``spark_exclusions.yml``, each with its reason) and
    everything built from them are left out with ``--exclude <model>+``;
 4. **publish** -- only when every node passed: every mart (a model under ``models/marts``)
    is moved from Spark's warehouse dir to ``<warehouse>.spark/<mart>/`` (Parquet; the old
@@ -266,6 +267,21 @@ def spark_build(
                 excluded = [name for name in excluded if name in set(project_marts())]
             if excluded:
                 args += ["--exclude", *(f"{name}+" for name in excluded)]
+            # the raw Parquet folders as the raw tables, in this process's SparkSession
+            registered = run_dbt_spark(
+                ["run-operation", "spark_register_raw"],
+                work,
+                raw_dir,
+                quiet=not verbose,
+                log_file=log_file,
+            )
+            if not registered.success:
+                raise CsrwhError(
+                    f"Spark build {build_id}: registering the raw tables failed "
+                    f"({'; '.join(line.splitlines()[0] for line in (registered.failures or [])[:3])}); "
+                    f"{out} was left untouched",
+                    hint=f"see {log_file}",
+                )
             outcome = run_dbt_spark(
                 args,
                 work,

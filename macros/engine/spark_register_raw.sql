@@ -1,5 +1,6 @@
 {#-
-    on-run-start (dbt_project.yml): on a Spark target, register the raw tables that
+    `dbt run-operation spark_register_raw` (csrwh/building/spark.py, before `dbt build`): on a
+    Spark target, register the raw tables that
     `csrwh build --engine spark` wrote as Parquet (one folder per table under
     $CSRWH_SPARK_RAW_DIR, csrwh/building/spark.py) as the tables of database `raw` the sources
     read. Every source of schema `raw` is declared once, in models/staging; nothing to do on
