@@ -16,6 +16,11 @@ def ensure_port_free(port: int, address: str = "127.0.0.1") -> None:
     import errno
     import socket
 
+    if not 1 <= port <= 65535:
+        raise CsrwhError(
+            f"port {port} is not a TCP port (1-65535)",
+            hint="choose a port between 1 and 65535, e.g. csrwh dashboard --port 8501",
+        )
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
         try:

@@ -116,6 +116,22 @@ def test_busy_dashboard_port_is_one_line_with_a_hint(tmp_path: Path, module: str
     assert "--port" in hint
 
 
+@pytest.mark.parametrize("port", ["0", "99999", "-1"])
+def test_dashboard_port_out_of_range_is_one_line_at_both_entry_points(
+    tmp_path: Path, port: str
+) -> None:
+    """``python -m csrwh.reading.dashboard`` checks the port range as ``csrwh dashboard`` does."""
+    warehouse = tmp_path / "wh.duckdb"
+    warehouse.write_bytes(b"")
+    result = run_cli(
+        "--port", port, "--warehouse", str(warehouse), module="csrwh.reading.dashboard"
+    )
+    assert result.returncode == 1, result.stderr
+    error, hint = assert_one_line_with_hint(result)
+    assert f"port {port}" in error and "1-65535" in error, error
+    assert "--port" in hint
+
+
 def test_network_failures_become_one_line_with_a_hint() -> None:
     import urllib.error
 
