@@ -1,24 +1,26 @@
 """The one HTTP helper of ``csrwh fetch``: :func:`download` gets the first working URL into a
-``.part`` file (retries with backoff, resume with ``Range``, bounded size and time, redirects
-only to known hosts) and verifies it against everything known about it."""
+``.part`` file with requests and verifies it against everything known about it. What is retried
+and how long to wait is one urllib3 ``Retry`` (:func:`retry_policy`); this module adds what
+requests does not do: resume of a body cut short (``Range``), bounds on size and time, redirects
+only to known hosts (:class:`~csrwh.fetch.redirects.Session`) and the verification."""
 
 from __future__ import annotations
 
 import errno
-import http.client
 import json
 import re
 import socket
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import requests
+import urllib3.exceptions
 from rich.progress import Progress
+from urllib3.util.retry import Retry
 
 from csrwh import __version__
 from csrwh.errors import CsrwhError
@@ -33,21 +35,21 @@ from csrwh.fetch.parts import (  # noqa: F401 - meta_path, remove_corpus_parts: 
 )
 from csrwh.fetch.redirects import (  # noqa: F401 - allowed_hosts, host_allowed: API
     DEFAULT_REDIRECT_HOSTS,
-    RecordingRedirects,
     RedirectRefused,
+    Session,
     allowed_hosts,
     host_allowed,
-    opener,
 )
 from csrwh.fetch.sources import SOURCES_FILE, Pinned
 
 ATTEMPTS = 3  # tries per URL (tries that received data are not counted)
-BACKOFF_SECONDS = 1.0  # sleep BACKOFF * 2**(n-1) before the n-th retry
+BACKOFF_SECONDS = 1.0  # urllib3's backoff factor: BACKOFF * 2**(n-1) after n failures in a row
+RETRY_STATUSES = (408, 429, 500, 502, 503, 504)  # answers a later try may not repeat
 TIMEOUT_SECONDS = 60.0  # per socket operation
 MAX_FILE_BYTES = 4 << 30  # bound on one downloaded file
 MAX_FILE_SECONDS = 3600.0  # bound on the wall time of one file (all tries and URLs)
 CHUNK_BYTES = 1 << 16
-USER_AGENT = f"csrwh/{__version__} (+fetch; python-urllib)"
+USER_AGENT = f"csrwh/{__version__} (+fetch; python-requests)"
 
 
 @dataclass
@@ -70,7 +72,7 @@ class NoNetwork(DownloadFailed):
 
 
 class Retryable(Exception):
-    pass
+    """A body cut short or a stale resume: the next try resumes or starts over."""
 
 
 class NoNetworkError(CsrwhError):
@@ -214,6 +216,35 @@ def download(
     raise DownloadFailed(message)
 
 
+# --------------------------------------------------------------------------- the retry policy
+
+
+class _Retry(Retry):
+    """urllib3's Retry, except that a host that cannot be reached at all (DNS failure,
+    connection refused, no route) is not retried: with no network, waiting only adds time."""
+
+    def increment(self, method=None, url=None, response=None, error=None, **kw):  # type: ignore[no-untyped-def, override]
+        if error is not None and _unreachable(error, "") is not None:
+            raise urllib3.exceptions.MaxRetryError(kw.get("_pool"), url or "", error) from error
+        return super().increment(method, url, response, error, **kw)
+
+
+def retry_policy() -> Retry:
+    """What every download retries, how often and how long it waits: timeouts, dropped
+    connections and the ``RETRY_STATUSES`` answers, ``ATTEMPTS`` tries in all, exponential
+    backoff of ``BACKOFF_SECONDS`` (honouring ``Retry-After``). The HTTPAdapter applies it to
+    each request; :func:`_fetch_with_retries` applies the same object to bodies cut short."""
+    return _Retry(
+        total=ATTEMPTS - 1,
+        backoff_factor=BACKOFF_SECONDS,
+        status_forcelist=RETRY_STATUSES,
+        allowed_methods=frozenset({"GET"}),
+        raise_on_status=False,  # the last answer is returned, :func:`_open` words the error
+        raise_on_redirect=False,
+        respect_retry_after_header=True,
+    )
+
+
 # --------------------------------------------------------------------------- tries
 
 
@@ -232,22 +263,21 @@ def _fetch_with_retries(
     if part.exists() and (not meta or meta.get("url") != url):
         remove_part(part)  # partial file of another URL: start over
     task = progress.add_task(label, total=None)
-    failures = 0
+    retry = retry_policy()
     while True:
         before = part.stat().st_size if part.exists() else 0
         try:
             return attempt(url, part, progress, task, deadline=deadline, allowed=allowed)
         except Retryable as exc:
-            after = part.stat().st_size if part.exists() else 0
-            if after <= before:
-                failures += 1  # a try that received data does not count
-            if failures >= ATTEMPTS:
+            if (part.stat().st_size if part.exists() else 0) > before:
+                continue  # a try that received data does not count: resume at once
+            try:
+                retry = retry.increment("GET", url, error=exc)
+            except urllib3.exceptions.MaxRetryError:
                 raise DownloadFailed(f"{exc} (after {ATTEMPTS} tries)") from None
-            pause = BACKOFF_SECONDS * 2 ** max(failures - 1, 0) if BACKOFF_SECONDS > 0 else 0.0
-            if time.monotonic() + pause >= deadline:
+            if time.monotonic() + retry.get_backoff_time() >= deadline:
                 raise DownloadFailed(f"{exc}; {_too_slow()}") from None
-            if pause > 0:
-                time.sleep(pause)
+            retry.sleep()
 
 
 def _too_slow() -> str:
@@ -261,25 +291,37 @@ def _too_big(n: int) -> str:
     )
 
 
+def _causes(exc: BaseException | None):  # type: ignore[no-untyped-def]
+    """``exc`` and what it wraps (requests -> urllib3 -> socket errors)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        nxt = getattr(exc, "reason", None)
+        if not isinstance(nxt, BaseException):
+            nxt = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
+        exc = nxt or exc.__cause__ or exc.__context__
+
+
 def _unreachable(exc: BaseException, url: str) -> str | None:
     """Why ``url``'s host cannot be reached at all, or None (a transient error)."""
-    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
     host = urllib.parse.urlsplit(url).hostname or url
-    if isinstance(reason, socket.gaierror):
-        return f"no network: DNS lookup of {host} failed ({reason.strerror or reason})"
-    if isinstance(reason, ConnectionRefusedError):
-        return f"no network: {host} refused the connection"
-    if isinstance(reason, OSError) and reason.errno in (
-        errno.ENETUNREACH,
-        errno.EHOSTUNREACH,
-        errno.ENETDOWN,
-    ):
-        return f"no network: {host} is unreachable ({reason.strerror})"
+    for cause in _causes(exc):
+        if isinstance(cause, socket.gaierror):
+            return f"no network: DNS lookup of {host} failed ({cause.strerror or cause})"
+        if isinstance(cause, ConnectionRefusedError):
+            return f"no network: {host} refused the connection"
+        if isinstance(cause, OSError) and cause.errno in (
+            errno.ENETUNREACH,
+            errno.EHOSTUNREACH,
+            errno.ENETDOWN,
+        ):
+            return f"no network: {host} is unreachable ({cause.strerror})"
     return None
 
 
-def _open(url: str, part: Path, deadline: float, allowed: Iterable[str]):  # type: ignore[no-untyped-def]
-    """(response, resume offset, redirect recorder) of one request for ``url``."""
+def _open(session: Session, url: str, part: Path, deadline: float) -> tuple[Any, int]:
+    """(response, resume offset) of one request for ``url`` (tried by the retry policy)."""
     left = deadline - time.monotonic()
     if left <= 0:
         raise DownloadFailed(_too_slow())
@@ -290,28 +332,26 @@ def _open(url: str, part: Path, deadline: float, allowed: Iterable[str]):  # typ
         headers["Range"] = f"bytes={offset}-"
         if meta.get("validator"):
             headers["If-Range"] = meta["validator"]
-    url_opener, redirects = opener(url, allowed)
     try:
-        resp = url_opener.open(
-            urllib.request.Request(url, headers=headers),
-            timeout=min(TIMEOUT_SECONDS, max(left, 0.05)),
+        resp = session.get(
+            url, headers=headers, stream=True, timeout=min(TIMEOUT_SECONDS, max(left, 0.05))
         )
     except RedirectRefused as exc:
         raise DownloadFailed(str(exc)) from None
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        if exc.code == 416 and offset > 0:
-            remove_part(part)  # stale partial file: start over
-            raise Retryable("HTTP 416 on resume") from None
-        if exc.code >= 500 or exc.code in (408, 429):
-            raise Retryable(f"HTTP {exc.code} {exc.reason}") from None
-        raise DownloadFailed(f"HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+    except requests.RequestException as exc:
         why = _unreachable(exc, url)
         if why:
             raise NoNetwork(why) from None
-        raise Retryable(_describe(exc)) from None
-    return resp, offset, redirects
+        raise DownloadFailed(f"{_describe(exc)} (after {ATTEMPTS} tries)") from None
+    if resp.status_code == 416 and offset > 0:
+        resp.close()
+        remove_part(part)  # stale partial file: start over
+        raise Retryable("HTTP 416 on resume")
+    if resp.status_code >= 400:
+        resp.close()
+        tries = f" (after {ATTEMPTS} tries)" if resp.status_code in RETRY_STATUSES else ""
+        raise DownloadFailed(f"HTTP {resp.status_code} {resp.reason}{tries}")
+    return resp, offset
 
 
 def attempt(
@@ -325,73 +365,77 @@ def attempt(
 ) -> tuple[dict[str, str], str | None]:
     """One try at ``url`` (resuming ``part``); raises Retryable for what a retry may fix."""
     deadline = time.monotonic() + MAX_FILE_SECONDS if deadline is None else deadline
-    resp, offset, redirects = _open(url, part, deadline, allowed)
-    with resp:
-        total: int | None = None
-        framing: str | None = None
-        if resp.status == 206 and offset > 0:
-            match = re.match(r"bytes (\d+)-\d+/(\d+|\*)", resp.headers.get("Content-Range", ""))
-            if not match or int(match.group(1)) != offset:
-                remove_part(part)
-                raise Retryable("server sent an unexpected byte range")
-            total = int(match.group(2)) if match.group(2) != "*" else None
-            framing = "content-range" if total is not None else None
-            mode = "ab"
-        else:
-            offset = 0
-            mode = "wb"
-            length = resp.headers.get("Content-Length")
-            total = int(length) if length and length.isdigit() else None
-        if total is None and "chunked" in resp.headers.get("Transfer-Encoding", "").lower():
-            framing = "chunked transfer encoding"  # a cut-off chunked body raises IncompleteRead
-        elif total is not None:
-            framing = framing or "content-length"
-        if total is not None and total > MAX_FILE_BYTES:
+    with Session(url, allowed, retry_policy()) as session:
+        resp, offset = _open(session, url, part, deadline)
+        with resp:
+            return _receive(resp, url, part, offset, progress, task, deadline)
+
+
+def _receive(
+    resp: requests.Response,
+    url: str,
+    part: Path,
+    offset: int,
+    progress: Progress,
+    task: Any,
+    deadline: float,
+) -> tuple[dict[str, str], str | None]:
+    """Write the body of ``resp`` to ``part`` (appending at ``offset`` on a 206)."""
+    total: int | None = None
+    framing: str | None = None
+    if resp.status_code == 206 and offset > 0:
+        match = re.match(r"bytes (\d+)-\d+/(\d+|\*)", resp.headers.get("Content-Range", ""))
+        if not match or int(match.group(1)) != offset:
             remove_part(part)
-            raise DownloadFailed(_too_big(total))
-        etag = resp.headers.get("ETag")
-        validator = (
-            etag if etag and not etag.startswith("W/") else resp.headers.get("Last-Modified")
-        )
-        meta_path(part).write_text(
-            json.dumps({"url": url, "validator": validator}), encoding="utf-8"
-        )
-        progress.update(task, total=total, completed=offset)
-        received = offset
-        read = getattr(resp, "read1", resp.read)  # returns as soon as data arrives
-        with open(part, mode) as fh:
-            while True:
-                try:
-                    chunk = read(CHUNK_BYTES)
-                except (OSError, http.client.HTTPException) as exc:
-                    if time.monotonic() >= deadline:
-                        raise DownloadFailed(_too_slow()) from None
-                    raise Retryable(
-                        f"connection lost after {received} bytes ({_describe(exc)})"
-                    ) from None
-                if not chunk:
-                    break
-                fh.write(chunk)
-                received += len(chunk)
-                progress.update(task, completed=received)
-                if received > MAX_FILE_BYTES:
-                    fh.close()
-                    remove_part(part)
-                    raise DownloadFailed(_too_big(received))
+            raise Retryable("server sent an unexpected byte range")
+        total = int(match.group(2)) if match.group(2) != "*" else None
+        framing = "content-range" if total is not None else None
+        mode = "ab"
+    else:
+        offset = 0
+        mode = "wb"
+        length = resp.headers.get("Content-Length")
+        total = int(length) if length and length.isdigit() else None
+    if total is None and "chunked" in resp.headers.get("Transfer-Encoding", "").lower():
+        framing = "chunked transfer encoding"  # a cut-off chunked body raises
+    elif total is not None:
+        framing = framing or "content-length"
+    if total is not None and total > MAX_FILE_BYTES:
+        remove_part(part)
+        raise DownloadFailed(_too_big(total))
+    etag = resp.headers.get("ETag")
+    validator = etag if etag and not etag.startswith("W/") else resp.headers.get("Last-Modified")
+    meta_path(part).write_text(json.dumps({"url": url, "validator": validator}), encoding="utf-8")
+    progress.update(task, total=total, completed=offset)
+    received = offset
+    with open(part, mode) as fh:
+        while True:
+            try:  # read1: returns as soon as data arrives; the bytes as sent
+                chunk = resp.raw.read1(CHUNK_BYTES, decode_content=False)
+            except (OSError, urllib3.exceptions.HTTPError) as exc:
                 if time.monotonic() >= deadline:
-                    raise DownloadFailed(_too_slow())
-        if total is not None and received < total:
-            raise Retryable(f"connection closed after {received} of {total} bytes")
-        progress.update(task, total=received, completed=received)
-        seen = dict(redirects.seen)
-        for key in RecordingRedirects.KEEP:
-            value = resp.headers.get(key)
-            if value:
-                seen.setdefault(key, value)
-        return seen, framing
+                    raise DownloadFailed(_too_slow()) from None
+                raise Retryable(
+                    f"connection lost after {received} bytes ({_describe(exc)})"
+                ) from None
+            if not chunk:
+                break
+            fh.write(chunk)
+            received += len(chunk)
+            progress.update(task, completed=received)
+            if received > MAX_FILE_BYTES:
+                fh.close()
+                remove_part(part)
+                raise DownloadFailed(_too_big(received))
+            if time.monotonic() >= deadline:
+                raise DownloadFailed(_too_slow())
+    if total is not None and received < total:
+        raise Retryable(f"connection closed after {received} of {total} bytes")
+    progress.update(task, total=received, completed=received)
+    return Session.kept_headers(resp), framing
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, urllib.error.URLError) and not isinstance(exc, urllib.error.HTTPError):
-        return f"connection error: {exc.reason}"
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    causes = list(_causes(exc))
+    root = causes[-1]
+    return f"{type(root).__name__}: {root}" if str(root) else type(root).__name__

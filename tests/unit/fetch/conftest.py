@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import re
+import socket
+import struct
 import threading
 import time
 import urllib.parse
@@ -29,6 +31,11 @@ class _Handler(BaseHTTPRequestHandler):
         rng = self.headers.get("Range")
         srv.log.append((path, rng))
         rule = srv.rules.get(path, {})
+        if rule.get("reset", 0) > 0:  # hang up at once, with a TCP reset and no answer
+            rule["reset"] -= 1
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            return
         if rule.get("fail", 0) > 0:
             rule["fail"] -= 1
             return self._empty(503)
