@@ -89,17 +89,12 @@ from rich.progress import (
 from csrwh.errors import CsrwhError
 from csrwh.fetch import files
 from csrwh.fetch.archive import build_github_archive
-from csrwh.fetch.download import (
-    Ctx,
-    NoNetworkError,
-    allowed_hosts,
-    mirror_url,
-    remove_corpus_parts,
-    remove_part,
-)
+from csrwh.fetch.download import Ctx, NoNetworkError
 from csrwh.fetch.files import MANIFEST_NAME, Built, console
 from csrwh.fetch.hub import build_hub_files
 from csrwh.fetch.manual import build_from_manual_zip, manual_zip_error
+from csrwh.fetch.parts import mirror_url, remove_corpus_parts, remove_part
+from csrwh.fetch.redirects import allowed_hosts
 from csrwh.fetch.sources import (
     GithubArchive,
     HubFiles,

@@ -13,7 +13,7 @@ import socket
 import time
 import urllib.parse
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,23 +24,10 @@ from urllib3.util.retry import Retry
 
 from csrwh import __version__
 from csrwh.errors import CsrwhError
-from csrwh.fetch.parts import (  # noqa: F401 - meta_path, remove_corpus_parts: API
-    hash_file,
-    meta_path,
-    mirror_url,
-    part_path,
-    read_json,
-    remove_corpus_parts,
-    remove_part,
-)
-from csrwh.fetch.redirects import (  # noqa: F401 - allowed_hosts, host_allowed: API
-    DEFAULT_REDIRECT_HOSTS,
-    RedirectRefused,
-    Session,
-    allowed_hosts,
-    host_allowed,
-)
-from csrwh.fetch.sources import SOURCES_FILE, Pinned
+from csrwh.fetch.parts import meta_path, mirror_url, read_json, remove_part
+from csrwh.fetch.redirects import RedirectRefused, Session
+from csrwh.fetch.sources import Pinned
+from csrwh.fetch.verify import Downloaded, verify
 
 ATTEMPTS = 3  # tries per URL (tries that received data are not counted)
 BACKOFF_SECONDS = 1.0  # urllib3's backoff factor: BACKOFF * 2**(n-1) after n failures in a row
@@ -79,29 +66,6 @@ class NoNetworkError(CsrwhError):
     """A corpus failed because no upstream host could be reached."""
 
 
-@dataclass
-class Downloaded:
-    url: str  # upstream URL
-    fetched_from: str  # URL actually used (mirror applied)
-    path: Path
-    sha256: str
-    size: int
-    headers: dict[str, str]
-    verified: list[str] = field(default_factory=list)  # what the bytes were checked against
-
-    def record(self) -> dict[str, Any]:
-        rec: dict[str, Any] = {
-            "url": self.url,
-            "fetched_from": self.fetched_from,
-            "sha256": self.sha256,
-            "size": self.size,
-            "verified": self.verified,
-        }
-        if self.headers.get("x-repo-commit"):
-            rec["commit"] = self.headers["x-repo-commit"]
-        return rec
-
-
 # --------------------------------------------------------------------------- verified download
 
 
@@ -125,36 +89,6 @@ def download_or_raise(
         raise CsrwhError(f"{label}: download failed: {exc}", hint=hint) from None
 
 
-def _check(
-    got: tuple[str, int], pinned: Pinned, headers: dict[str, str], framing: str | None
-) -> tuple[list[str], list[str]]:
-    """(what the bytes were checked against, the problems found)."""
-    got_sha, got_size = got
-    linked = headers.get("x-linked-etag", "").strip('"').lower().removeprefix("w/").strip('"')
-    linked_size = headers.get("x-linked-size", "").strip()
-    problems: list[str] = []
-    verified: list[str] = []
-    if pinned.size is not None:
-        verified.append("pinned size")
-        if got_size != pinned.size:
-            problems.append(f"size {got_size}, expected {pinned.size}")
-    if pinned.sha256:
-        verified.append("pinned sha256")
-        if got_sha != pinned.sha256.lower():
-            problems.append(f"sha256 {got_sha}, expected {pinned.sha256}")
-    elif re.fullmatch(r"[0-9a-f]{64}", linked):
-        verified.append("announced sha256")
-        if got_sha != linked:
-            problems.append(f"sha256 {got_sha}, the server announced {linked}")
-    if linked_size.isdigit():
-        verified.append("announced size")
-        if got_size != int(linked_size):
-            problems.append(f"size {got_size}, the server announced {linked_size}")
-    if framing:
-        verified.append(framing)
-    return verified, problems
-
-
 def download(
     corpus: str,
     label: str,
@@ -167,14 +101,10 @@ def download(
 ) -> Downloaded:
     """Download the first URL of ``urls`` that works into ``part`` and verify it.
 
-    Every download is checked against everything known about it: the pinned sha256/size
-    (the registry, LFS pointers), the sha256/size the server announces (hub
-    ``X-Linked-Etag``/``X-Linked-Size``) and the HTTP framing (``Content-Length``,
-    ``Content-Range`` or chunked encoding: a body cut short raises and is retried). A body
-    that ends only when the connection closes, with no checksum or size to check it
-    against, cannot be verified and is refused -- unless the content checks itself
-    (``self_check``, e.g. a zip: its central directory and CRC-32s are checked on
-    extraction). Each file gets ``MAX_FILE_BYTES`` and ``MAX_FILE_SECONDS`` (over all tries
+    The HTTP framing (``Content-Length``, ``Content-Range`` or chunked encoding) makes a body
+    cut short raise and be retried; the bytes are then checked by
+    :func:`csrwh.fetch.verify.verify` (``self_check``: how the content checks itself). Each
+    file gets ``MAX_FILE_BYTES`` and ``MAX_FILE_SECONDS`` (over all tries
     and URLs). Raises DownloadFailed (NoNetwork when no URL's host could be reached) when no
     URL worked, CsrwhError when the bytes do not verify.
     """
@@ -191,25 +121,7 @@ def download(
             offline = offline and isinstance(exc, NoNetwork)
             errors.append(f"{real}: {exc}")
             continue
-        got_sha, got_size = hash_file(part)
-        verified, problems = _check((got_sha, got_size), pinned, headers, framing)
-        if not verified and self_check:
-            verified.append(self_check)
-        if not problems and not verified:
-            problems.append(
-                "it cannot be verified: the server sent no Content-Length (the body ends when the "
-                "connection closes, so a cut-off body looks complete) and no sha256/size is pinned "
-                f"for it in {SOURCES_FILE}"
-            )
-        if problems:
-            remove_part(part)
-            what = "failed verification" if verified else "was refused"
-            raise CsrwhError(
-                f"{label}: {real} {what} ({'; '.join(problems)})",
-                hint=f"the download was corrupted, cut short or the upstream changed; fetch again "
-                f"(or from a mirror that sends Content-Length), and if it persists check {SOURCES_FILE}",
-            )
-        return Downloaded(upstream, real, part, got_sha, got_size, headers, verified)
+        return verify(label, upstream, real, part, pinned, headers, framing, self_check)
     message = "; ".join(errors) or "no URL to try"
     if errors and offline:
         raise NoNetwork(message)
@@ -233,7 +145,8 @@ def retry_policy() -> Retry:
     """What every download retries, how often and how long it waits: timeouts, dropped
     connections and the ``RETRY_STATUSES`` answers, ``ATTEMPTS`` tries in all, exponential
     backoff of ``BACKOFF_SECONDS`` (honouring ``Retry-After``). The HTTPAdapter applies it to
-    each request; :func:`_fetch_with_retries` applies the same object to bodies cut short."""
+    each request; :func:`_fetch_with_retries` applies the same policy to bodies cut short
+    (and :mod:`csrwh.fetch.hub` to the Hub client)."""
     return _Retry(
         total=ATTEMPTS - 1,
         backoff_factor=BACKOFF_SECONDS,
