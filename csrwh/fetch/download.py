@@ -32,6 +32,7 @@ from csrwh.fetch.verify import Downloaded, verify
 ATTEMPTS = 3  # tries per URL (tries that received data are not counted)
 BACKOFF_SECONDS = 1.0  # urllib3's backoff factor: BACKOFF * 2**(n-1) after n failures in a row
 RETRY_STATUSES = (408, 429, 500, 502, 503, 504)  # answers a later try may not repeat
+RETRY_AFTER_MAX_SECONDS = 60.0  # a server's Retry-After is honoured up to this
 TIMEOUT_SECONDS = 60.0  # per socket operation
 MAX_FILE_BYTES = 4 << 30  # bound on one downloaded file
 MAX_FILE_SECONDS = 3600.0  # bound on the wall time of one file (all tries and URLs)
@@ -133,18 +134,23 @@ def download(
 
 class _Retry(Retry):
     """urllib3's Retry, except that a host that cannot be reached at all (DNS failure,
-    connection refused, no route) is not retried: with no network, waiting only adds time."""
+    connection refused, no route) is not retried: with no network, waiting only adds time; and
+    a Retry-After longer than RETRY_AFTER_MAX_SECONDS is cut to it."""
 
     def increment(self, method=None, url=None, response=None, error=None, **kw):  # type: ignore[no-untyped-def, override]
         if error is not None and _unreachable(error, "") is not None:
             raise urllib3.exceptions.MaxRetryError(kw.get("_pool"), url or "", error) from error
         return super().increment(method, url, response, error, **kw)
 
+    def get_retry_after(self, response):  # type: ignore[no-untyped-def]
+        after = super().get_retry_after(response)
+        return None if after is None else min(after, RETRY_AFTER_MAX_SECONDS)
+
 
 def retry_policy() -> Retry:
     """What every download retries, how often and how long it waits: timeouts, dropped
     connections and the ``RETRY_STATUSES`` answers, ``ATTEMPTS`` tries in all, exponential
-    backoff of ``BACKOFF_SECONDS`` (honouring ``Retry-After``). The HTTPAdapter applies it to
+    backoff of ``BACKOFF_SECONDS`` (honouring ``Retry-After`` up to ``RETRY_AFTER_MAX_SECONDS``). The HTTPAdapter applies it to
     each request; :func:`_fetch_with_retries` applies the same policy to bodies cut short
     (and :mod:`csrwh.fetch.hub` to the Hub client)."""
     return _Retry(

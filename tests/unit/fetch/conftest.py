@@ -39,7 +39,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if rule.get("fail", 0) > 0:
             rule["fail"] -= 1
-            return self._empty(503)
+            return self._empty(503, rule.get("headers", {}))
         if rule.get("redirect"):  # answer with a redirect (and headers, e.g. X-Linked-Size)
             self.send_response(302)
             self.send_header("Location", rule["redirect"])
@@ -88,8 +88,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.wfile.write(body)
 
-    def _empty(self, code):
+    def _empty(self, code, headers=None):
         self.send_response(code)
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
         self.send_header("Content-Length", "0")
         self.end_headers()
 

@@ -98,3 +98,15 @@ def test_bad_sha256_is_refused_after_its_bytes_arrived_and_nothing_is_kept(
     assert "\n" not in err.value.message and item["remote"] in err.value.message
     assert "failed verification" in err.value.message and "0" * 64 in err.value.message
     assert not (data_dir / "recoreact").exists() and not list(data_dir.glob(".tmp-*"))
+
+
+def test_retry_after_is_honoured_up_to_its_bound(server, sources, data_dir, monkeypatch):
+    recoreact_files(server.root)
+    path = f"/{HF}/news-users.jsonl"
+    server.rules[path] = {"fail": 2, "headers": {"Retry-After": "3600"}}
+    monkeypatch.setattr(fetch_http, "RETRY_AFTER_MAX_SECONDS", 0.01)
+    slept: list[float] = []
+    monkeypatch.setattr(fetch_http.time, "sleep", lambda s: slept.append(s))
+    fetch(["recoreact"], data_dir, mirror=server.url, sources=_hub_only(sources))
+    assert _tries(server, path) == 3
+    assert slept == [0.01, 0.01]
