@@ -50,7 +50,8 @@ killed run) is resumed with an HTTP ``Range`` request when the server answers 20
 Hugging Face files (:mod:`csrwh.fetch.hub`) are fetched with ``huggingface_hub`` from
 ``$HF_ENDPOINT`` (default https://huggingface.co) into a ``.tmp-<corpus>-dl-*.part.hub``
 folder of the data folder (its cache too; nothing under ``~/.cache``), under the same retry
-policy and bounds; it resumes a dropped connection within the run, not a killed run. With
+policy and bounds; a dropped connection is tried again in the run (huggingface_hub resumes
+from its last 10 MB chunk written), a killed run starts the file over. With
 ``CSRWH_MIRROR`` set (a plain file server, not the Hub's API) they are plain downloads.
 Every file is verified against what is known about it (:mod:`csrwh.fetch.verify`: pinned
 sha256/size, the hub's announced sha256/size, the HTTP length or chunked framing; a

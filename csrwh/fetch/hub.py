@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import re
 import shutil
@@ -199,7 +200,7 @@ def _hub_once(
             f"{url}: refused a redirect to {meta.location}: host {host} is not in the upstream "
             "list (add it to redirect_hosts in ingest/corpora.toml if it is legitimate)"
         )
-    with _no_xet():
+    with _plain_and_quiet():
         local = hf_hub_download(
             repo,
             path,
@@ -218,16 +219,20 @@ def _hub_once(
 
 
 @contextlib.contextmanager
-def _no_xet() -> Iterator[None]:
-    """Plain HTTP downloads: hf_xet keeps a chunk cache under ~/.cache/huggingface/xet."""
+def _plain_and_quiet() -> Iterator[None]:
+    """Plain HTTP downloads (hf_xet keeps a chunk cache under ~/.cache/huggingface/xet) and no
+    log lines of huggingface_hub's own (a retry is fetch's business; a failure is its error)."""
     from huggingface_hub import constants
 
-    before = constants.HF_HUB_DISABLE_XET
+    log = logging.getLogger("huggingface_hub")
+    before = constants.HF_HUB_DISABLE_XET, log.level
     constants.HF_HUB_DISABLE_XET = True
+    log.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
-        constants.HF_HUB_DISABLE_XET = before
+        constants.HF_HUB_DISABLE_XET = before[0]
+        log.setLevel(before[1])
 
 
 class _Bar:

@@ -172,7 +172,8 @@ class _HubHandler(BaseHTTPRequestHandler):
             data = hub.cdn_bytes.get(name, hub.files.get(name))
             if data is None:
                 return self._send(404, {}, b"", body)
-            return self._send(200, {"ETag": f'"{hashlib.sha256(data).hexdigest()}"'}, data, body)
+            etag = f'"{hashlib.sha256(data).hexdigest()}"'
+            return self._send(200, {"ETag": etag}, data, body, rule.pop("drop_after", None))
         m = re.fullmatch(r"/datasets/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path)
         if not m or m.group(1) != hub.repo or m.group(3) not in hub.files:
             return self._send(404, {"X-Error-Code": "EntryNotFound"}, b"", body)
@@ -190,16 +191,30 @@ class _HubHandler(BaseHTTPRequestHandler):
             )
             return self._send(302, headers, b"", body)
         blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-        return self._send(200, {**headers, "ETag": f'"{blob}"'}, data, body)
+        drop = rule.pop("drop_after", None) if body else None
+        return self._send(200, {**headers, "ETag": f'"{blob}"'}, data, body, drop)
 
-    def _send(self, code, headers, data, body):
+    def _send(self, code, headers, data, body, drop=None):
+        """Answer ``data`` (from the Range asked for, on a 200); ``drop``: hang up after that
+        many bytes of the body."""
+        rng = re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range") or "")
+        if code == 200 and rng and body:
+            start = int(rng.group(1))
+            code, headers = (
+                206,
+                {**headers, "Content-Range": f"bytes {start}-{len(data) - 1}/{len(data)}"},
+            )
+            data = data[start:]
         self.send_response(code)
         for key, value in headers.items():
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         if body and data:
-            self.wfile.write(data)
+            self.wfile.write(data if drop is None else data[:drop])
+            if drop is not None:
+                self.wfile.flush()
+                self.close_connection = True
 
 
 @pytest.fixture

@@ -164,3 +164,27 @@ def test_mirror_wins_over_the_hub_client(hub, served, sources, data_dir, server,
     assert (data_dir / "recoreact/food-users.jsonl").read_bytes() == served["meals-users.jsonl"]
     d = manifest(data_dir / "recoreact")["downloads"][0]
     assert d["fetched_from"].startswith(server.url + "/huggingface.co/")
+
+
+@pytest.mark.parametrize("name", ["travel-products.jsonl", "news-users.jsonl"])  # LFS, not LFS
+def test_hub_download_cut_short_is_tried_again_quietly(hub, served, sources, data_dir, capfd, name):
+    """huggingface_hub tries a dropped connection again; its log lines stay quiet."""
+    monkeypatch_sleep = pytest.MonkeyPatch()
+    monkeypatch_sleep.setattr("huggingface_hub.file_download.time.sleep", lambda s: None)
+    try:
+        half = len(served[name]) // 2
+        where = (
+            f"/cdn/{name}"
+            if name in LFS
+            else f"/datasets/microsoft/RecoReact/resolve/{HUB_COMMIT}/{name}"
+        )
+        hub.rules[where] = {"drop_after": half}
+        fetch(["recoreact"], data_dir, sources=_hub_only(sources))
+    finally:
+        monkeypatch_sleep.undo()
+    saved = name.replace("meals-", "food-")
+    assert (data_dir / "recoreact" / saved).read_bytes() == served[name]
+    # tried again (with a Range from the last DOWNLOAD_CHUNK_SIZE chunk written: none here)
+    assert [m for m, path, _ in hub.log if path == where and m == "GET"] == ["GET", "GET"]
+    err = capfd.readouterr().err
+    assert "resume" not in err.lower() and "Error while downloading" not in err
