@@ -38,18 +38,26 @@ i.e. ``mirror.rstrip("/") + "/" + host + path [+ "?" + query]``, so a plain stat
 over a folder holding ``codeload.github.com/...``, ``media.githubusercontent.com/...`` and
 ``huggingface.co/...`` serves everything.
 
-Robustness (:mod:`csrwh.fetch.download`, the one HTTP helper): downloads use urllib into
-``data_dir/.tmp-<corpus>-dl-*.part`` files; timeouts, dropped connections, 408/429 and 5xx
-are retried (``ATTEMPTS`` tries with exponential backoff; a try that received data before
-failing is not counted). A host that cannot be reached at all (DNS failure, connection
+Robustness (:mod:`csrwh.fetch.download`, the HTTP helper): downloads use requests into
+``data_dir/.tmp-<corpus>-dl-*.part`` files; what is retried is one urllib3 ``Retry``
+(:func:`~csrwh.fetch.download.retry_policy`: timeouts, dropped connections, 408/429 and 5xx,
+``ATTEMPTS`` tries with exponential backoff of ``BACKOFF_SECONDS``; a try that received data
+before failing is not counted). A host that cannot be reached at all (DNS failure, connection
 refused, no route) is not retried: with no network every corpus fails at once with one ``✗``
 line each and one error with a hint. A partial ``.part`` file left by an earlier try (or a
 killed run) is resumed with an HTTP ``Range`` request when the server answers 206 (guarded by
 ``If-Range``), else downloaded again; when a corpus fails, its ``.part`` files are deleted.
-Every file is verified against what is known about it (pinned sha256/size, the hub's
-announced sha256/size, the HTTP length or chunked framing; a close-delimited body with
-nothing to check it against is refused) and recorded with the list of checks (``verified``
-in the manifest's ``downloads``). Each file may take at most ``MAX_FILE_BYTES`` and
+Hugging Face files (:mod:`csrwh.fetch.hub`) are fetched with ``huggingface_hub`` from
+``$HF_ENDPOINT`` (default https://huggingface.co) into a ``.tmp-<corpus>-dl-*.part.hub``
+folder of the data folder (its cache too; nothing under ``~/.cache``), under the same retry
+policy and bounds; a dropped connection is tried again in the run (huggingface_hub resumes
+from its last 10 MB chunk written), a killed run starts the file over. With
+``CSRWH_MIRROR`` set (a plain file server, not the Hub's API) they are plain downloads.
+Every file is verified against what is known about it (:mod:`csrwh.fetch.verify`: pinned
+sha256/size, the hub's announced sha256/size, the HTTP length or chunked framing; a
+close-delimited body with nothing to check it against is refused; bytes that do not match are
+deleted) and recorded with the list of checks (``verified`` in the manifest's
+``downloads``). Each file may take at most ``MAX_FILE_BYTES`` and
 ``MAX_FILE_SECONDS``; a zip may extract to at most ``MAX_EXTRACT_BYTES``
 (:mod:`csrwh.fetch.files`). Redirects are followed only to the requested host, hosts the
 upstreams name and the registry's ``redirect_hosts`` (default ``DEFAULT_REDIRECT_HOSTS``, the
@@ -62,9 +70,11 @@ files or records of a raw table of the replaced folder, refuses the swap unless
 ``allow_suspect``. Without ``force`` a corpus folder that already holds a manifest is
 skipped (a folder without one, e.g. copied by hand, is also left alone).
 
-Modules: ``sources`` (typed upstreams), ``download`` (HTTP), ``archive`` (GitHub archives,
-LFS), ``hub`` (hub files), ``manual`` (hand-downloaded zips), ``files`` (extraction,
-manifest, install); this module runs them per corpus.
+Modules: ``sources`` (typed upstreams), ``download`` (HTTP, the retry policy), ``redirects``
+(allowed hosts, the requests session), ``verify`` (checks of the bytes), ``parts`` (``.part``
+files, mirror URLs), ``archive`` (GitHub archives, LFS), ``hub`` (hub files, huggingface_hub),
+``manual`` (hand-downloaded zips), ``files`` (extraction, manifest, install), ``check`` (the
+content check before the swap); this module runs them per corpus.
 """
 
 from __future__ import annotations
@@ -89,17 +99,12 @@ from rich.progress import (
 from csrwh.errors import CsrwhError
 from csrwh.fetch import files
 from csrwh.fetch.archive import build_github_archive
-from csrwh.fetch.download import (
-    Ctx,
-    NoNetworkError,
-    allowed_hosts,
-    mirror_url,
-    remove_corpus_parts,
-    remove_part,
-)
+from csrwh.fetch.download import Ctx, NoNetworkError
 from csrwh.fetch.files import MANIFEST_NAME, Built, console
 from csrwh.fetch.hub import build_hub_files
 from csrwh.fetch.manual import build_from_manual_zip, manual_zip_error
+from csrwh.fetch.parts import mirror_url, remove_corpus_parts, remove_part
+from csrwh.fetch.redirects import allowed_hosts
 from csrwh.fetch.sources import (
     GithubArchive,
     HubFiles,

@@ -12,17 +12,9 @@ from pathlib import Path, PurePosixPath
 from rich.markup import escape
 
 from csrwh.errors import CsrwhError
-from csrwh.fetch.download import (
-    Ctx,
-    DownloadFailed,
-    download,
-    download_or_raise,
-    hash_file,
-    mirror_url,
-    part_path,
-    remove_part,
-)
+from csrwh.fetch.download import Ctx, DownloadFailed, download, download_or_raise
 from csrwh.fetch.files import Built, console, extract
+from csrwh.fetch.parts import hash_file, mirror_url, part_path, remove_part
 from csrwh.fetch.sources import SOURCES_FILE, GithubArchive, Pinned, Selection
 
 LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"

@@ -1,53 +1,43 @@
 """The one HTTP helper of ``csrwh fetch``: :func:`download` gets the first working URL into a
-``.part`` file (retries with backoff, resume with ``Range``, bounded size and time, redirects
-only to known hosts) and verifies it against everything known about it."""
+``.part`` file with requests and verifies it against everything known about it. What is retried
+and how long to wait is one urllib3 ``Retry`` (:func:`retry_policy`); this module adds what
+requests does not do: resume of a body cut short (``Range``), bounds on size and time, redirects
+only to known hosts (:class:`~csrwh.fetch.redirects.Session`) and the verification."""
 
 from __future__ import annotations
 
 import errno
-import http.client
 import json
 import re
 import socket
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import requests
+import urllib3.exceptions
 from rich.progress import Progress
+from urllib3.util.retry import Retry
 
 from csrwh import __version__
 from csrwh.errors import CsrwhError
-from csrwh.fetch.parts import (  # noqa: F401 - meta_path, remove_corpus_parts: API
-    hash_file,
-    meta_path,
-    mirror_url,
-    part_path,
-    read_json,
-    remove_corpus_parts,
-    remove_part,
-)
-from csrwh.fetch.redirects import (  # noqa: F401 - allowed_hosts, host_allowed: API
-    DEFAULT_REDIRECT_HOSTS,
-    RecordingRedirects,
-    RedirectRefused,
-    allowed_hosts,
-    host_allowed,
-    opener,
-)
-from csrwh.fetch.sources import SOURCES_FILE, Pinned
+from csrwh.fetch.parts import meta_path, mirror_url, read_json, remove_part
+from csrwh.fetch.redirects import RedirectRefused, Session
+from csrwh.fetch.sources import Pinned
+from csrwh.fetch.verify import Downloaded, verify
 
 ATTEMPTS = 3  # tries per URL (tries that received data are not counted)
-BACKOFF_SECONDS = 1.0  # sleep BACKOFF * 2**(n-1) before the n-th retry
+BACKOFF_SECONDS = 1.0  # urllib3's backoff factor: BACKOFF * 2**(n-1) after n failures in a row
+RETRY_STATUSES = (408, 429, 500, 502, 503, 504)  # answers a later try may not repeat
+RETRY_AFTER_MAX_SECONDS = 60.0  # a server's Retry-After is honoured up to this
 TIMEOUT_SECONDS = 60.0  # per socket operation
 MAX_FILE_BYTES = 4 << 30  # bound on one downloaded file
 MAX_FILE_SECONDS = 3600.0  # bound on the wall time of one file (all tries and URLs)
 CHUNK_BYTES = 1 << 16
-USER_AGENT = f"csrwh/{__version__} (+fetch; python-urllib)"
+USER_AGENT = f"csrwh/{__version__} (+fetch; python-requests)"
 
 
 @dataclass
@@ -70,34 +60,11 @@ class NoNetwork(DownloadFailed):
 
 
 class Retryable(Exception):
-    pass
+    """A body cut short or a stale resume: the next try resumes or starts over."""
 
 
 class NoNetworkError(CsrwhError):
     """A corpus failed because no upstream host could be reached."""
-
-
-@dataclass
-class Downloaded:
-    url: str  # upstream URL
-    fetched_from: str  # URL actually used (mirror applied)
-    path: Path
-    sha256: str
-    size: int
-    headers: dict[str, str]
-    verified: list[str] = field(default_factory=list)  # what the bytes were checked against
-
-    def record(self) -> dict[str, Any]:
-        rec: dict[str, Any] = {
-            "url": self.url,
-            "fetched_from": self.fetched_from,
-            "sha256": self.sha256,
-            "size": self.size,
-            "verified": self.verified,
-        }
-        if self.headers.get("x-repo-commit"):
-            rec["commit"] = self.headers["x-repo-commit"]
-        return rec
 
 
 # --------------------------------------------------------------------------- verified download
@@ -123,36 +90,6 @@ def download_or_raise(
         raise CsrwhError(f"{label}: download failed: {exc}", hint=hint) from None
 
 
-def _check(
-    got: tuple[str, int], pinned: Pinned, headers: dict[str, str], framing: str | None
-) -> tuple[list[str], list[str]]:
-    """(what the bytes were checked against, the problems found)."""
-    got_sha, got_size = got
-    linked = headers.get("x-linked-etag", "").strip('"').lower().removeprefix("w/").strip('"')
-    linked_size = headers.get("x-linked-size", "").strip()
-    problems: list[str] = []
-    verified: list[str] = []
-    if pinned.size is not None:
-        verified.append("pinned size")
-        if got_size != pinned.size:
-            problems.append(f"size {got_size}, expected {pinned.size}")
-    if pinned.sha256:
-        verified.append("pinned sha256")
-        if got_sha != pinned.sha256.lower():
-            problems.append(f"sha256 {got_sha}, expected {pinned.sha256}")
-    elif re.fullmatch(r"[0-9a-f]{64}", linked):
-        verified.append("announced sha256")
-        if got_sha != linked:
-            problems.append(f"sha256 {got_sha}, the server announced {linked}")
-    if linked_size.isdigit():
-        verified.append("announced size")
-        if got_size != int(linked_size):
-            problems.append(f"size {got_size}, the server announced {linked_size}")
-    if framing:
-        verified.append(framing)
-    return verified, problems
-
-
 def download(
     corpus: str,
     label: str,
@@ -165,14 +102,10 @@ def download(
 ) -> Downloaded:
     """Download the first URL of ``urls`` that works into ``part`` and verify it.
 
-    Every download is checked against everything known about it: the pinned sha256/size
-    (the registry, LFS pointers), the sha256/size the server announces (hub
-    ``X-Linked-Etag``/``X-Linked-Size``) and the HTTP framing (``Content-Length``,
-    ``Content-Range`` or chunked encoding: a body cut short raises and is retried). A body
-    that ends only when the connection closes, with no checksum or size to check it
-    against, cannot be verified and is refused -- unless the content checks itself
-    (``self_check``, e.g. a zip: its central directory and CRC-32s are checked on
-    extraction). Each file gets ``MAX_FILE_BYTES`` and ``MAX_FILE_SECONDS`` (over all tries
+    The HTTP framing (``Content-Length``, ``Content-Range`` or chunked encoding) makes a body
+    cut short raise and be retried; the bytes are then checked by
+    :func:`csrwh.fetch.verify.verify` (``self_check``: how the content checks itself). Each
+    file gets ``MAX_FILE_BYTES`` and ``MAX_FILE_SECONDS`` (over all tries
     and URLs). Raises DownloadFailed (NoNetwork when no URL's host could be reached) when no
     URL worked, CsrwhError when the bytes do not verify.
     """
@@ -189,29 +122,46 @@ def download(
             offline = offline and isinstance(exc, NoNetwork)
             errors.append(f"{real}: {exc}")
             continue
-        got_sha, got_size = hash_file(part)
-        verified, problems = _check((got_sha, got_size), pinned, headers, framing)
-        if not verified and self_check:
-            verified.append(self_check)
-        if not problems and not verified:
-            problems.append(
-                "it cannot be verified: the server sent no Content-Length (the body ends when the "
-                "connection closes, so a cut-off body looks complete) and no sha256/size is pinned "
-                f"for it in {SOURCES_FILE}"
-            )
-        if problems:
-            remove_part(part)
-            what = "failed verification" if verified else "was refused"
-            raise CsrwhError(
-                f"{label}: {real} {what} ({'; '.join(problems)})",
-                hint=f"the download was corrupted, cut short or the upstream changed; fetch again "
-                f"(or from a mirror that sends Content-Length), and if it persists check {SOURCES_FILE}",
-            )
-        return Downloaded(upstream, real, part, got_sha, got_size, headers, verified)
+        return verify(label, upstream, real, part, pinned, headers, framing, self_check)
     message = "; ".join(errors) or "no URL to try"
     if errors and offline:
         raise NoNetwork(message)
     raise DownloadFailed(message)
+
+
+# --------------------------------------------------------------------------- the retry policy
+
+
+class _Retry(Retry):
+    """urllib3's Retry, except that a host that cannot be reached at all (DNS failure,
+    connection refused, no route) is not retried: with no network, waiting only adds time; and
+    a Retry-After longer than RETRY_AFTER_MAX_SECONDS is cut to it."""
+
+    def increment(self, method=None, url=None, response=None, error=None, **kw):  # type: ignore[no-untyped-def, override]
+        if error is not None and _unreachable(error, "") is not None:
+            raise urllib3.exceptions.MaxRetryError(kw.get("_pool"), url or "", error) from error
+        return super().increment(method, url, response, error, **kw)
+
+    def get_retry_after(self, response):  # type: ignore[no-untyped-def]
+        after = super().get_retry_after(response)
+        return None if after is None else min(after, RETRY_AFTER_MAX_SECONDS)
+
+
+def retry_policy() -> Retry:
+    """What every download retries, how often and how long it waits: timeouts, dropped
+    connections and the ``RETRY_STATUSES`` answers, ``ATTEMPTS`` tries in all, exponential
+    backoff of ``BACKOFF_SECONDS`` (honouring ``Retry-After`` up to ``RETRY_AFTER_MAX_SECONDS``). The HTTPAdapter applies it to
+    each request; :func:`_fetch_with_retries` applies the same policy to bodies cut short
+    (and :mod:`csrwh.fetch.hub` to the Hub client)."""
+    return _Retry(
+        total=ATTEMPTS - 1,
+        backoff_factor=BACKOFF_SECONDS,
+        status_forcelist=RETRY_STATUSES,
+        allowed_methods=frozenset({"GET"}),
+        raise_on_status=False,  # the last answer is returned, :func:`_open` words the error
+        raise_on_redirect=False,
+        respect_retry_after_header=True,
+    )
 
 
 # --------------------------------------------------------------------------- tries
@@ -232,22 +182,21 @@ def _fetch_with_retries(
     if part.exists() and (not meta or meta.get("url") != url):
         remove_part(part)  # partial file of another URL: start over
     task = progress.add_task(label, total=None)
-    failures = 0
+    retry = retry_policy()
     while True:
         before = part.stat().st_size if part.exists() else 0
         try:
             return attempt(url, part, progress, task, deadline=deadline, allowed=allowed)
         except Retryable as exc:
-            after = part.stat().st_size if part.exists() else 0
-            if after <= before:
-                failures += 1  # a try that received data does not count
-            if failures >= ATTEMPTS:
+            if (part.stat().st_size if part.exists() else 0) > before:
+                continue  # a try that received data does not count: resume at once
+            try:
+                retry = retry.increment("GET", url, error=exc)
+            except urllib3.exceptions.MaxRetryError:
                 raise DownloadFailed(f"{exc} (after {ATTEMPTS} tries)") from None
-            pause = BACKOFF_SECONDS * 2 ** max(failures - 1, 0) if BACKOFF_SECONDS > 0 else 0.0
-            if time.monotonic() + pause >= deadline:
+            if time.monotonic() + retry.get_backoff_time() >= deadline:
                 raise DownloadFailed(f"{exc}; {_too_slow()}") from None
-            if pause > 0:
-                time.sleep(pause)
+            retry.sleep()
 
 
 def _too_slow() -> str:
@@ -261,25 +210,37 @@ def _too_big(n: int) -> str:
     )
 
 
+def _causes(exc: BaseException | None):  # type: ignore[no-untyped-def]
+    """``exc`` and what it wraps (requests -> urllib3 -> socket errors)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        nxt = getattr(exc, "reason", None)
+        if not isinstance(nxt, BaseException):
+            nxt = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
+        exc = nxt or exc.__cause__ or exc.__context__
+
+
 def _unreachable(exc: BaseException, url: str) -> str | None:
     """Why ``url``'s host cannot be reached at all, or None (a transient error)."""
-    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
     host = urllib.parse.urlsplit(url).hostname or url
-    if isinstance(reason, socket.gaierror):
-        return f"no network: DNS lookup of {host} failed ({reason.strerror or reason})"
-    if isinstance(reason, ConnectionRefusedError):
-        return f"no network: {host} refused the connection"
-    if isinstance(reason, OSError) and reason.errno in (
-        errno.ENETUNREACH,
-        errno.EHOSTUNREACH,
-        errno.ENETDOWN,
-    ):
-        return f"no network: {host} is unreachable ({reason.strerror})"
+    for cause in _causes(exc):
+        if isinstance(cause, socket.gaierror):
+            return f"no network: DNS lookup of {host} failed ({cause.strerror or cause})"
+        if isinstance(cause, ConnectionRefusedError):
+            return f"no network: {host} refused the connection"
+        if isinstance(cause, OSError) and cause.errno in (
+            errno.ENETUNREACH,
+            errno.EHOSTUNREACH,
+            errno.ENETDOWN,
+        ):
+            return f"no network: {host} is unreachable ({cause.strerror})"
     return None
 
 
-def _open(url: str, part: Path, deadline: float, allowed: Iterable[str]):  # type: ignore[no-untyped-def]
-    """(response, resume offset, redirect recorder) of one request for ``url``."""
+def _open(session: Session, url: str, part: Path, deadline: float) -> tuple[Any, int]:
+    """(response, resume offset) of one request for ``url`` (tried by the retry policy)."""
     left = deadline - time.monotonic()
     if left <= 0:
         raise DownloadFailed(_too_slow())
@@ -290,28 +251,26 @@ def _open(url: str, part: Path, deadline: float, allowed: Iterable[str]):  # typ
         headers["Range"] = f"bytes={offset}-"
         if meta.get("validator"):
             headers["If-Range"] = meta["validator"]
-    url_opener, redirects = opener(url, allowed)
     try:
-        resp = url_opener.open(
-            urllib.request.Request(url, headers=headers),
-            timeout=min(TIMEOUT_SECONDS, max(left, 0.05)),
+        resp = session.get(
+            url, headers=headers, stream=True, timeout=min(TIMEOUT_SECONDS, max(left, 0.05))
         )
     except RedirectRefused as exc:
         raise DownloadFailed(str(exc)) from None
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        if exc.code == 416 and offset > 0:
-            remove_part(part)  # stale partial file: start over
-            raise Retryable("HTTP 416 on resume") from None
-        if exc.code >= 500 or exc.code in (408, 429):
-            raise Retryable(f"HTTP {exc.code} {exc.reason}") from None
-        raise DownloadFailed(f"HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+    except requests.RequestException as exc:
         why = _unreachable(exc, url)
         if why:
             raise NoNetwork(why) from None
-        raise Retryable(_describe(exc)) from None
-    return resp, offset, redirects
+        raise DownloadFailed(f"{_describe(exc)} (after {ATTEMPTS} tries)") from None
+    if resp.status_code == 416 and offset > 0:
+        resp.close()
+        remove_part(part)  # stale partial file: start over
+        raise Retryable("HTTP 416 on resume")
+    if resp.status_code >= 400:
+        resp.close()
+        tries = f" (after {ATTEMPTS} tries)" if resp.status_code in RETRY_STATUSES else ""
+        raise DownloadFailed(f"HTTP {resp.status_code} {resp.reason}{tries}")
+    return resp, offset
 
 
 def attempt(
@@ -325,73 +284,77 @@ def attempt(
 ) -> tuple[dict[str, str], str | None]:
     """One try at ``url`` (resuming ``part``); raises Retryable for what a retry may fix."""
     deadline = time.monotonic() + MAX_FILE_SECONDS if deadline is None else deadline
-    resp, offset, redirects = _open(url, part, deadline, allowed)
-    with resp:
-        total: int | None = None
-        framing: str | None = None
-        if resp.status == 206 and offset > 0:
-            match = re.match(r"bytes (\d+)-\d+/(\d+|\*)", resp.headers.get("Content-Range", ""))
-            if not match or int(match.group(1)) != offset:
-                remove_part(part)
-                raise Retryable("server sent an unexpected byte range")
-            total = int(match.group(2)) if match.group(2) != "*" else None
-            framing = "content-range" if total is not None else None
-            mode = "ab"
-        else:
-            offset = 0
-            mode = "wb"
-            length = resp.headers.get("Content-Length")
-            total = int(length) if length and length.isdigit() else None
-        if total is None and "chunked" in resp.headers.get("Transfer-Encoding", "").lower():
-            framing = "chunked transfer encoding"  # a cut-off chunked body raises IncompleteRead
-        elif total is not None:
-            framing = framing or "content-length"
-        if total is not None and total > MAX_FILE_BYTES:
+    with Session(url, allowed, retry_policy()) as session:
+        resp, offset = _open(session, url, part, deadline)
+        with resp:
+            return _receive(resp, url, part, offset, progress, task, deadline)
+
+
+def _receive(
+    resp: requests.Response,
+    url: str,
+    part: Path,
+    offset: int,
+    progress: Progress,
+    task: Any,
+    deadline: float,
+) -> tuple[dict[str, str], str | None]:
+    """Write the body of ``resp`` to ``part`` (appending at ``offset`` on a 206)."""
+    total: int | None = None
+    framing: str | None = None
+    if resp.status_code == 206 and offset > 0:
+        match = re.match(r"bytes (\d+)-\d+/(\d+|\*)", resp.headers.get("Content-Range", ""))
+        if not match or int(match.group(1)) != offset:
             remove_part(part)
-            raise DownloadFailed(_too_big(total))
-        etag = resp.headers.get("ETag")
-        validator = (
-            etag if etag and not etag.startswith("W/") else resp.headers.get("Last-Modified")
-        )
-        meta_path(part).write_text(
-            json.dumps({"url": url, "validator": validator}), encoding="utf-8"
-        )
-        progress.update(task, total=total, completed=offset)
-        received = offset
-        read = getattr(resp, "read1", resp.read)  # returns as soon as data arrives
-        with open(part, mode) as fh:
-            while True:
-                try:
-                    chunk = read(CHUNK_BYTES)
-                except (OSError, http.client.HTTPException) as exc:
-                    if time.monotonic() >= deadline:
-                        raise DownloadFailed(_too_slow()) from None
-                    raise Retryable(
-                        f"connection lost after {received} bytes ({_describe(exc)})"
-                    ) from None
-                if not chunk:
-                    break
-                fh.write(chunk)
-                received += len(chunk)
-                progress.update(task, completed=received)
-                if received > MAX_FILE_BYTES:
-                    fh.close()
-                    remove_part(part)
-                    raise DownloadFailed(_too_big(received))
+            raise Retryable("server sent an unexpected byte range")
+        total = int(match.group(2)) if match.group(2) != "*" else None
+        framing = "content-range" if total is not None else None
+        mode = "ab"
+    else:
+        offset = 0
+        mode = "wb"
+        length = resp.headers.get("Content-Length")
+        total = int(length) if length and length.isdigit() else None
+    if total is None and "chunked" in resp.headers.get("Transfer-Encoding", "").lower():
+        framing = "chunked transfer encoding"  # a cut-off chunked body raises
+    elif total is not None:
+        framing = framing or "content-length"
+    if total is not None and total > MAX_FILE_BYTES:
+        remove_part(part)
+        raise DownloadFailed(_too_big(total))
+    etag = resp.headers.get("ETag")
+    validator = etag if etag and not etag.startswith("W/") else resp.headers.get("Last-Modified")
+    meta_path(part).write_text(json.dumps({"url": url, "validator": validator}), encoding="utf-8")
+    progress.update(task, total=total, completed=offset)
+    received = offset
+    with open(part, mode) as fh:
+        while True:
+            try:  # read1: returns as soon as data arrives; the bytes as sent
+                chunk = resp.raw.read1(CHUNK_BYTES, decode_content=False)
+            except (OSError, urllib3.exceptions.HTTPError) as exc:
                 if time.monotonic() >= deadline:
-                    raise DownloadFailed(_too_slow())
-        if total is not None and received < total:
-            raise Retryable(f"connection closed after {received} of {total} bytes")
-        progress.update(task, total=received, completed=received)
-        seen = dict(redirects.seen)
-        for key in RecordingRedirects.KEEP:
-            value = resp.headers.get(key)
-            if value:
-                seen.setdefault(key, value)
-        return seen, framing
+                    raise DownloadFailed(_too_slow()) from None
+                raise Retryable(
+                    f"connection lost after {received} bytes ({_describe(exc)})"
+                ) from None
+            if not chunk:
+                break
+            fh.write(chunk)
+            received += len(chunk)
+            progress.update(task, completed=received)
+            if received > MAX_FILE_BYTES:
+                fh.close()
+                remove_part(part)
+                raise DownloadFailed(_too_big(received))
+            if time.monotonic() >= deadline:
+                raise DownloadFailed(_too_slow())
+    if total is not None and received < total:
+        raise Retryable(f"connection closed after {received} of {total} bytes")
+    progress.update(task, total=received, completed=received)
+    return Session.kept_headers(resp), framing
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, urllib.error.URLError) and not isinstance(exc, urllib.error.HTTPError):
-        return f"connection error: {exc.reason}"
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    causes = list(_causes(exc))
+    root = causes[-1]
+    return f"{type(root).__name__}: {root}" if str(root) else type(root).__name__

@@ -18,7 +18,8 @@ from rich.console import Console
 
 from csrwh import __version__
 from csrwh.errors import CsrwhError
-from csrwh.fetch.download import CHUNK_BYTES, hash_file
+from csrwh.fetch.download import CHUNK_BYTES
+from csrwh.fetch.parts import hash_file
 from csrwh.fetch.sources import Upstream
 
 MANIFEST_NAME = ".csrwh-manifest.json"

@@ -7,8 +7,8 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from csrwh.errors import CsrwhError
-from csrwh.fetch.download import hash_file
 from csrwh.fetch.files import Built, extract, member_name
+from csrwh.fetch.parts import hash_file
 from csrwh.fetch.sources import ManualZip
 
 

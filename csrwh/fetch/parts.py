@@ -1,10 +1,12 @@
 """Small file helpers of ``csrwh fetch``: mirror URLs, the ``.part`` files downloads are
-written to (and their ``.part.json`` resume metadata), sha256 of a file."""
+written to (and their ``.part.json`` resume metadata, ``.part.hub`` huggingface_hub's folder),
+sha256 of a file."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -36,9 +38,12 @@ def remove_part(part: Path) -> None:
 
 
 def remove_corpus_parts(data_dir: Path, corpus: str) -> None:
-    """Delete every partial download of ``corpus`` (after a failed fetch)."""
+    """Delete every partial download of ``corpus`` (after a failed fetch): ``.part`` files and
+    the folders huggingface_hub downloads into."""
     for path in data_dir.glob(f".tmp-{corpus}-dl-*"):
-        if path.is_file() or path.is_symlink():
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
             path.unlink(missing_ok=True)
 
 

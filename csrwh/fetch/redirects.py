@@ -1,13 +1,16 @@
 """Where a download may be redirected to: the hosts the upstreams name, the registry's
-``redirect_hosts`` (default: the hubs' CDNs); and the urllib opener that enforces it and keeps
-the hub headers (X-Repo-Commit, X-Linked-Etag, X-Linked-Size) seen on the way."""
+``redirect_hosts`` (default: the hubs' CDNs); and the requests :class:`Session` that enforces it, retries by the
+download's Retry policy and keeps the hub headers (X-Repo-Commit, X-Linked-Etag, X-Linked-Size)
+seen on the way."""
 
 from __future__ import annotations
 
 import urllib.parse
-import urllib.request
 from collections.abc import Iterable
-from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
 
 from csrwh.fetch.sources import SOURCES_FILE, Sources
 
@@ -52,39 +55,45 @@ def host_allowed(host: str, allowed: Iterable[str]) -> bool:
     return False
 
 
-class RecordingRedirects(urllib.request.HTTPRedirectHandler):
-    """Keeps hub headers (X-Repo-Commit, X-Linked-Etag) seen on redirect responses and
-    refuses redirects to a host that is neither the requested one nor an allowed one."""
+class Session(requests.Session):
+    """A requests session that retries by ``retry`` (every try of a download goes through its
+    HTTPAdapter), refuses a redirect to a host that is neither the requested one nor an allowed
+    one, and never sends a loopback URL through a proxy."""
 
+    #: hub headers kept from the final response and the redirects before it
     KEEP = ("x-repo-commit", "x-linked-etag", "x-linked-size")
 
-    def __init__(self, origin: str, allowed: Iterable[str]) -> None:
+    def __init__(self, url: str, allowed: Iterable[str], retry: Retry) -> None:
         super().__init__()
-        self.seen: dict[str, str] = {}
-        self.origin = origin
+        self.origin = (urllib.parse.urlsplit(url).hostname or "").lower()
         self.allowed = tuple(allowed)
+        adapter = HTTPAdapter(max_retries=retry)
+        self.mount("http://", adapter)
+        self.mount("https://", adapter)
+        if self.origin in ("127.0.0.1", "localhost", "::1"):
+            self.trust_env = False  # never send loopback via a proxy
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
-        newurl = urllib.parse.urljoin(req.full_url, newurl)
+    def get_redirect_target(self, resp: requests.Response) -> str | None:
+        target = super().get_redirect_target(resp)
+        if target is None:
+            return None
+        newurl = urllib.parse.urljoin(resp.url, target)
         host = (urllib.parse.urlsplit(newurl).hostname or "").lower()
         if host != self.origin and not host_allowed(host, self.allowed):
+            resp.close()
             raise RedirectRefused(
                 f"refused a redirect to {newurl}: host {host} is not in the upstream list "
                 f"(add it to redirect_hosts in {SOURCES_FILE} if it is legitimate)"
             )
-        for key in self.KEEP:
-            value = headers.get(key)
-            if value and key not in self.seen:
-                self.seen[key] = value
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+        return target
 
-
-def opener(
-    url: str, allowed: Iterable[str] = ()
-) -> tuple[urllib.request.OpenerDirector, RecordingRedirects]:
-    host = (urllib.parse.urlsplit(url).hostname or "").lower()
-    redirects = RecordingRedirects(host, allowed)
-    handlers: list[Any] = [redirects]
-    if host in ("127.0.0.1", "localhost", "::1"):
-        handlers.append(urllib.request.ProxyHandler({}))  # never send loopback via a proxy
-    return urllib.request.build_opener(*handlers), redirects
+    @classmethod
+    def kept_headers(cls, resp: requests.Response) -> dict[str, str]:
+        """The KEEP headers of the first redirect that sent them, or else of ``resp``."""
+        seen: dict[str, str] = {}
+        for r in (*resp.history, resp):
+            for key in cls.KEEP:
+                value = r.headers.get(key)
+                if value:
+                    seen.setdefault(key, value)
+        return seen

@@ -50,7 +50,7 @@ class Upstream:
 
     @property
     def hosts(self) -> list[str]:
-        """URL templates naming hosts a download may come from (see download.allowed_hosts)."""
+        """URL templates naming hosts a download may come from (see redirects.allowed_hosts)."""
         return [u for u in (self.homepage,) if u]
 
 

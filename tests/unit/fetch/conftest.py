@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
+import socket
+import struct
 import threading
 import time
 import urllib.parse
@@ -29,9 +32,14 @@ class _Handler(BaseHTTPRequestHandler):
         rng = self.headers.get("Range")
         srv.log.append((path, rng))
         rule = srv.rules.get(path, {})
+        if rule.get("reset", 0) > 0:  # hang up at once, with a TCP reset and no answer
+            rule["reset"] -= 1
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            return
         if rule.get("fail", 0) > 0:
             rule["fail"] -= 1
-            return self._empty(503)
+            return self._empty(503, rule.get("headers", {}))
         if rule.get("redirect"):  # answer with a redirect (and headers, e.g. X-Linked-Size)
             self.send_response(302)
             self.send_header("Location", rule["redirect"])
@@ -80,8 +88,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.wfile.write(body)
 
-    def _empty(self, code):
+    def _empty(self, code, headers=None):
         self.send_response(code)
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
         self.send_header("Content-Length", "0")
         self.end_headers()
 
@@ -122,3 +132,108 @@ def sources():
 @pytest.fixture
 def data_dir(tmp_path):
     return tmp_path / "data"
+
+
+# --------------------------------------------------------------------------- a fake Hugging Face Hub
+
+
+HUB_COMMIT = "c0ffee" + "0" * 34  # the commit the fake Hub serves
+
+
+class _HubHandler(BaseHTTPRequestHandler):
+    """The two endpoints huggingface_hub's hf_hub_download calls: ``HEAD`` (metadata) and
+    ``GET`` of ``/datasets/<repo>/resolve/<revision>/<path>``. A file in ``hub.lfs`` answers as
+    the Hub answers for Git LFS files: a 302 to a CDN host (``localhost`` instead of 127.0.0.1)
+    with its sha256 and size in X-Linked-Etag / X-Linked-Size; the others answer 200 with the
+    git blob id as ETag. ``hub.cdn_bytes`` replaces what the CDN serves (tampering)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def do_HEAD(self):
+        self._answer(body=False)
+
+    def do_GET(self):
+        self._answer(body=True)
+
+    def _answer(self, body):
+        hub = self.server
+        path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+        hub.log.append((self.command, path, self.headers.get("Range")))
+        rule = hub.rules.get(path, {})
+        if rule.get("fail", 0) > 0:
+            rule["fail"] -= 1
+            return self._send(503, {}, b"", body)
+        cdn = re.fullmatch(r"/cdn/(.+)", path)
+        if cdn:
+            name = cdn.group(1)
+            data = hub.cdn_bytes.get(name, hub.files.get(name))
+            if data is None:
+                return self._send(404, {}, b"", body)
+            etag = f'"{hashlib.sha256(data).hexdigest()}"'
+            return self._send(200, {"ETag": etag}, data, body, rule.pop("drop_after", None))
+        m = re.fullmatch(r"/datasets/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path)
+        if not m or m.group(1) != hub.repo or m.group(3) not in hub.files:
+            return self._send(404, {"X-Error-Code": "EntryNotFound"}, b"", body)
+        name = m.group(3)
+        data = hub.files[name]
+        headers = {"X-Repo-Commit": HUB_COMMIT}
+        if name in hub.lfs:
+            headers.update(
+                {
+                    "Location": f"{hub.cdn}/cdn/{name}",
+                    "X-Linked-Etag": f'"{hashlib.sha256(data).hexdigest()}"',
+                    "X-Linked-Size": str(len(data)),
+                    "ETag": '"not-the-content"',
+                }
+            )
+            return self._send(302, headers, b"", body)
+        blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        drop = rule.pop("drop_after", None) if body else None
+        return self._send(200, {**headers, "ETag": f'"{blob}"'}, data, body, drop)
+
+    def _send(self, code, headers, data, body, drop=None):
+        """Answer ``data`` (from the Range asked for, on a 200); ``drop``: hang up after that
+        many bytes of the body."""
+        rng = re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range") or "")
+        if code == 200 and rng and body:
+            start = int(rng.group(1))
+            code, headers = (
+                206,
+                {**headers, "Content-Range": f"bytes {start}-{len(data) - 1}/{len(data)}"},
+            )
+            data = data[start:]
+        self.send_response(code)
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if body and data:
+            self.wfile.write(data if drop is None else data[:drop])
+            if drop is not None:
+                self.wfile.flush()
+                self.close_connection = True
+
+
+@pytest.fixture
+def hub(monkeypatch):
+    """A fake Hugging Face Hub on 127.0.0.1 serving dataset ``microsoft/RecoReact``; HF_ENDPOINT
+    points at it. Fill ``hub.files`` (path -> bytes), ``hub.lfs`` (paths served as LFS files)."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _HubHandler)
+    httpd.daemon_threads = True
+    httpd.repo, httpd.files, httpd.lfs, httpd.cdn_bytes = "microsoft/RecoReact", {}, set(), {}
+    httpd.rules, httpd.log = {}, []
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )
+    thread.start()
+    port = httpd.server_address[1]
+    httpd.url = f"http://127.0.0.1:{port}"
+    httpd.cdn = f"http://localhost:{port}"
+    monkeypatch.setenv("HF_ENDPOINT", httpd.url)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()

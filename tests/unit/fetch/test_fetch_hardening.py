@@ -25,7 +25,7 @@ from fetch_support import (
 )
 
 from csrwh.errors import CsrwhError
-from csrwh.fetch import MANIFEST_NAME, fetch
+from csrwh.fetch import MANIFEST_NAME, fetch, redirects
 from csrwh.fetch import download as fetch_http
 from csrwh.fetch import files as fetch_files
 from csrwh.fetch.sources import parse_sources
@@ -100,19 +100,19 @@ def test_same_host_redirect_is_followed(server, sources, data_dir):
 
 
 def test_redirect_hosts_come_from_the_upstream_list():
-    allowed = fetch_http.allowed_hosts(parse_sources(SOURCES))
+    allowed = redirects.allowed_hosts(parse_sources(SOURCES))
     for host in (
         "codeload.github.com",
         "github.com",
         "media.githubusercontent.com",
         "huggingface.co",
     ):
-        assert fetch_http.host_allowed(host, allowed)
-    assert fetch_http.host_allowed("cdn-lfs.hf.co", allowed)
-    assert not fetch_http.host_allowed("evil.example.com", allowed)
-    assert not fetch_http.host_allowed("huggingface.co.evil.example.com", allowed)
+        assert redirects.host_allowed(host, allowed)
+    assert redirects.host_allowed("cdn-lfs.hf.co", allowed)
+    assert not redirects.host_allowed("evil.example.com", allowed)
+    assert not redirects.host_allowed("huggingface.co.evil.example.com", allowed)
     extra = dict(SOURCES, redirect_hosts=["*.example.org"])
-    assert fetch_http.host_allowed("a.example.org", fetch_http.allowed_hosts(parse_sources(extra)))
+    assert redirects.host_allowed("a.example.org", redirects.allowed_hosts(parse_sources(extra)))
 
 
 def test_file_larger_than_the_bound_is_refused(server, sources, data_dir, monkeypatch):

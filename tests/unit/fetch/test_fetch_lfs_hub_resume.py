@@ -22,8 +22,7 @@ from fetch_support import (
 )
 
 from csrwh.errors import CsrwhError
-from csrwh.fetch import MANIFEST_NAME, fetch, mirror_url
-from csrwh.fetch import download as fetch_http
+from csrwh.fetch import MANIFEST_NAME, fetch, mirror_url, parts
 
 # --------------------------------------------------------------------------- Git LFS
 
@@ -164,10 +163,10 @@ def test_resumes_partial_file_left_by_an_earlier_run(server, sources, data_dir):
     upstream = (
         "https://huggingface.co/datasets/microsoft/RecoReact/resolve/main/news-products.jsonl"
     )
-    part = fetch_http.part_path(data_dir, "recoreact", upstream)
+    part = parts.part_path(data_dir, "recoreact", upstream)
     data_dir.mkdir()
     part.write_bytes(served["news-products.jsonl"][:10])
-    fetch_http.meta_path(part).write_text(
+    parts.meta_path(part).write_text(
         json.dumps({"url": mirror_url(upstream, server.url), "validator": '"v1"'})
     )
     fetch(["recoreact"], data_dir, mirror=server.url, sources=sources)
