@@ -145,19 +145,25 @@ class _Checks:
         """Keep the working file as ``<warehouse>.failed`` (an old one never blocks this)."""
         if not self.work.exists():
             return None
+        from csrwh.building.gate import data_docs
+
         target = failed_path(self.warehouse)
         try:
             _remove_db(target)
             os.replace(self.work, target)
-            return target
         except OSError:
-            alternative = target.with_name(f"{target.name}-{self.build_id}")
+            target = target.with_name(f"{target.name}-{self.build_id}")
             try:
-                os.replace(self.work, alternative)
-                return alternative
+                os.replace(self.work, target)
             except OSError:
                 _remove_db(self.work)
+                data_docs.discard(self.work)
                 return None
+        try:
+            data_docs.move(self.work, target)
+        except OSError:
+            data_docs.discard(self.work)
+        return target
 
     def cleanup(self) -> None:
         """After an interrupt or an error: close dbt's database and remove the working file."""
@@ -174,3 +180,6 @@ class _Checks:
         shutil.rmtree(self.new_state, ignore_errors=True)
         if not self.result.published:
             _remove_db(self.work)
+            from csrwh.building.gate import data_docs
+
+            data_docs.discard(self.work)

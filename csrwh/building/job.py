@@ -310,6 +310,7 @@ class _Build(_DbtState, _Checks):
                 )
             os.replace(work, warehouse)
             result.published = True
+            _data_docs().publish(work, warehouse)
             self._publish_state()
         self.guard.check()
         result.seconds["total"] = time.perf_counter() - started
@@ -355,3 +356,9 @@ class _Build(_DbtState, _Checks):
                 if not failed:  # never mask the error that ended the run
                     raise
         return summary
+
+
+def _data_docs():  # the module, imported on use (the gate package loads the suite specs)
+    from csrwh.building.gate import data_docs
+
+    return data_docs

@@ -323,6 +323,31 @@ def test_a_kept_failed_build_never_blocks_the_next(site) -> None:
     assert not [p for p in leftovers(warehouse) if ".building" in p or p.endswith(".lock")]
 
 
+def test_only_a_published_build_replaces_the_warehouses_data_docs(site) -> None:
+    """A build refused at the gate keeps its Data Docs beside ``<warehouse>.failed``; the
+    published warehouse's ``<warehouse>.data_docs/`` changes only when a build publishes."""
+    from csrwh.building.gate.run import gate
+
+    data, warehouse = site
+    docs = warehouse.with_name(warehouse.name + ".data_docs")
+    docs.mkdir()
+    (docs / "index.html").write_text("the published build's Data Docs", encoding="utf-8")
+
+    def refusing_gate(database: Path, build_id: str) -> list[str]:
+        return [*gate(database, build_id), "a critical expectation (forced by the test)"]
+
+    with pytest.raises(CsrwhError, match="left untouched"):
+        build(data, warehouse, gates=[refusing_gate], full=True)
+    assert (docs / "index.html").read_text(encoding="utf-8") == "the published build's Data Docs"
+    kept = failed_path(warehouse).with_name(failed_path(warehouse).name + ".data_docs")
+    assert (kept / "index.html").is_file()
+    assert not [p for p in leftovers(warehouse) if ".building" in p]
+
+    assert build(data, warehouse, gates=[gate], full=True).published
+    assert "the published build" not in (docs / "index.html").read_text(encoding="utf-8")
+    assert not [p for p in leftovers(warehouse) if ".building" in p or ".replaced" in p]
+
+
 # --------------------------------------------------------------------------- item 6: signals
 
 

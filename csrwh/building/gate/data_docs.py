@@ -8,9 +8,12 @@ into ``<docs>/static/vendor/`` and points every page at them; :func:`remote_link
 link to another host that is left (none, or a test fails).
 
 Where: :func:`docs_dir` -- ``<warehouse>.data_docs/`` beside the warehouse, so builds and
-validations of different warehouses never overwrite one another's Data Docs; the build's gate,
-which validates the working copy ``<warehouse>.building-<build id>``, writes those of the
-warehouse it builds (:func:`docs_dir_for_build`).
+validations of different warehouses never overwrite one another's Data Docs. The build's gate,
+which validates the working copy ``<warehouse>.building-<build id>``, renders beside that copy
+(:func:`docs_dir_for_build`); the build moves them to the warehouse's folder when it publishes
+(:func:`publish`), beside ``<warehouse>.failed`` when it keeps a refused build
+(:func:`move`), and removes them otherwise -- so a refused or interrupted build never replaces
+the Data Docs of the published warehouse.
 """
 
 from __future__ import annotations
@@ -104,12 +107,50 @@ def docs_dir(warehouse: Path) -> Path:
 
 
 def docs_dir_for_build(database: Path, build_id: str) -> Path:
-    """The Data Docs folder for the build gate: ``database`` is the working copy
-    ``<warehouse>.building-<build id>`` (``csrwh.building.paths.building_path``), whose Data Docs
-    are the warehouse's; any other file gets its own."""
+    """The Data Docs folder for the build gate: beside the file it validates (the working copy
+    ``<warehouse>.building-<build id>``), never the published warehouse's own folder, which
+    only :func:`publish` replaces."""
+    del build_id  # the working copy's name already carries it
+    return docs_dir(Path(database))
+
+
+def published_index(database: Path, build_id: str) -> Path:
+    """``<warehouse>.data_docs/index.html`` for the working copy ``database`` of build
+    ``build_id``: where its Data Docs are read once the build publishes."""
     database = Path(database)
     stem = database.name.removesuffix(f".building-{build_id}")
-    return docs_dir(database.with_name(stem))
+    return docs_dir(database.with_name(stem)) / "index.html"
+
+
+def publish(work: Path, warehouse: Path) -> Path | None:
+    """Make the Data Docs rendered beside ``work`` the warehouse's (at publish): the old folder
+    is renamed aside first and removed once the new one is in place. Returns the folder, or
+    None when the gate rendered none (e.g. a build that ran no expectation)."""
+    new, current = docs_dir(work), docs_dir(warehouse)
+    if not new.is_dir():
+        return None
+    aside = current.with_name(f"{current.name}.replaced-{os.getpid()}")
+    if current.is_dir() and not current.is_symlink():
+        os.replace(current, aside)
+    os.replace(new, current)
+    shutil.rmtree(aside, ignore_errors=True)
+    return current
+
+
+def move(work: Path, kept: Path) -> None:
+    """The working copy's Data Docs follow it when the build keeps it (``<warehouse>.failed``);
+    an older folder there (a previous refused build's) is replaced."""
+    new, target = docs_dir(work), docs_dir(kept)
+    if not new.is_dir():
+        return
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    os.replace(new, target)
+
+
+def discard(work: Path) -> None:
+    """Remove the Data Docs the gate rendered beside ``work`` (a build that did not publish)."""
+    shutil.rmtree(docs_dir(work), ignore_errors=True)
 
 
 def localise(docs: Path) -> int:

@@ -209,8 +209,10 @@ def gate(database: Path, build_id: str, suites: list[str] | None = None) -> list
     if suites is not None and not suites:
         Console(stderr=True).print("expectations: no suite's table changed; results carried over")
         return []
-    docs = data_docs.docs_dir_for_build(database, build_id)  # the warehouse's, not the copy's
+    docs = data_docs.docs_dir_for_build(database, build_id)  # moved to the warehouse's at publish
     report = validate(database, run_id=build_id, suites=suites, data_docs_dir=docs)
+    if report.data_docs_index is not None:  # name where they will be read from
+        report.data_docs_index = data_docs.published_index(database, build_id)
     print_summary(report, Console(stderr=True))
     return [f"expectation {o.message()}" for o in report.critical_failures]
 
