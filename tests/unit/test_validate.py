@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from validate_corruptions import CORRUPTIONS
+from validate_corruptions import CORRUPTIONS, WARNING_CORRUPTIONS
 
 from csrwh.building.gate import load_suites
 from csrwh.building.gate.run import DQ_RESULTS, gate, raw_gate, validate
@@ -121,6 +121,27 @@ def test_corruption_fails_on_the_intended_expectation(
     assert outcome.severity == "critical" and outcome.error is None
     assert outcome.observed_value not in (None, 0, [], {})
     assert outcome.offending_rows or outcome.expectation == "columns_match_contract"
+
+
+@pytest.mark.parametrize(
+    ("suite", "corruption", "expectation"),
+    [c[1:] for c in WARNING_CORRUPTIONS],
+    ids=[c[0] for c in WARNING_CORRUPTIONS],
+)
+def test_warning_corruption_only_warns(
+    warehouse: Path, suite: str, corruption: str, expectation: str
+) -> None:
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute(corruption)
+    report = _run(warehouse, [suite])
+    failed = {o.expectation: o for o in report.outcomes if not o.success}
+    assert expectation in failed, (
+        f"{suite}: expected {expectation} to fail; failed: {sorted(failed)}"
+    )
+    outcome = failed[expectation]
+    assert outcome.severity == "warning" and outcome.error is None
+    assert outcome.observed_value not in (None, 0, [], {}) and outcome.offending_rows
+    assert not report.critical_failures
 
 
 def test_every_suite_has_a_corruption_test() -> None:
