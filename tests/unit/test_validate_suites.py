@@ -220,6 +220,13 @@ def test_built_ins_are_described_in_gx_words_then_ours() -> None:
         "[critical] record_position_unique: Values for given compound columns must be unique "
         "together: source_path record_index. " + specs["record_position_unique"].why
     )
+    # a column pair, as Data Docs show it
+    serp = load_suite(PROJECT_ROOT / "expectations" / "marts" / "serp_views.yml")
+    timings = next(e for e in serp.expectations if e.name == "timings_plausible")
+    assert to_gx_expectation(serp, timings).description == (
+        "[warning] timings_plausible: Values in ended_at must always be greater than or equal "
+        "to those in started_at. " + timings.why
+    )
     sql = to_gx_expectation(suite, specs["vote_in_vocabulary"]).description
     assert sql == "[critical] vote_in_vocabulary: " + specs["vote_in_vocabulary"].why.replace(
         "$", "$$"
