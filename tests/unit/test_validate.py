@@ -196,10 +196,12 @@ def test_results_land_in_dq_results(warehouse: Path) -> None:
         "why",
     ]
     by_name = {row[1]: row for row in failing}
-    assert by_name["value_within_scale"][:4] == ("ratings", "value_within_scale", "critical", False)
-    assert json.loads(by_name["value_within_scale"][4]) == off_scale
-    assert json.loads(by_name["value_within_scale"][5])[0]["value"] == 9.0
-    assert by_name["value_within_scale"][6] is not None
+    off = by_name["value_at_most_scale_max"]
+    assert off[:4] == ("ratings", "value_at_most_scale_max", "critical", False)
+    # GX's own result: the unexpected count, and the (scale_max, value) pairs with their counts
+    assert json.loads(off[4])["unexpected_count"] == off_scale
+    assert [row["value"][1] for row in json.loads(off[5])] == [9.0]
+    assert off[6] is not None
 
 
 def test_gate_returns_only_critical_failures(

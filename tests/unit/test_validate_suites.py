@@ -187,6 +187,24 @@ BUILT_IN_RULES = {
         "expect_column_values_to_be_between",
         {"column": "dwell_ms", "min_value": 0},
     ),
+    "value_at_most_scale_max": (
+        "expect_column_pair_values_a_to_be_greater_than_b",
+        {
+            "column_A": "scale_max",
+            "column_B": "value",
+            "or_equal": True,
+            "ignore_row_if": "either_value_is_missing",
+        },
+    ),
+    "value_at_least_scale_min": (
+        "expect_column_pair_values_a_to_be_greater_than_b",
+        {
+            "column_A": "value",
+            "column_B": "scale_min",
+            "or_equal": True,
+            "ignore_row_if": "either_value_is_missing",
+        },
+    ),
     "timings_plausible": (
         "expect_column_pair_values_a_to_be_greater_than_b",
         {

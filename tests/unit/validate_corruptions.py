@@ -418,7 +418,13 @@ CORRUPTIONS = [
         "ratings-out-of-range",
         "ratings",
         "update main.ratings set value = 9, value_normalized = 2 where corpus = 'cosrec' and aspect = 'fluency'",
-        "value_within_scale",
+        "value_at_most_scale_max",
+    ),
+    (
+        "ratings-below-scale",
+        "ratings",
+        "update main.ratings set value = -1, value_normalized = -0.5 where corpus = 'cosrec' and aspect = 'fluency'",
+        "value_at_least_scale_min",
     ),
     (
         "ratings-unknown-aspect",
