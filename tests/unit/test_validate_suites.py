@@ -328,6 +328,9 @@ def test_readme_counts_are_the_suites_counts() -> None:
     assert counts["sql"] == sum(counts[f"sql:{r}"] for r in SQL_REASONS)
     readme = (PROJECT_ROOT / "expectations" / "README.md").read_text(encoding="utf-8")
     assert counts_markdown() in readme, "run `python -m csrwh.building.gate.suites` and paste it"
+    total = counts["built-in"] + counts["sql"]
+    project_readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"{total} expectations ({counts['built-in']} GX built-ins" in project_readme
 
 
 def test_select_by_group_name_and_pattern() -> None:
