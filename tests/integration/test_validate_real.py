@@ -109,7 +109,7 @@ REAL_CORRUPTIONS = {
     "out-of-range-rating-mart": (
         "ratings",
         "update main.ratings set value = 3 where corpus = 'recllmsim' and aspect = 'Diversity' and value = 2",
-        "value_within_scale",
+        "value_at_most_scale_max",
     ),
     "unknown-label-raw": (
         "raw.crsarena__votes",

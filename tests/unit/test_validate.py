@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from validate_corruptions import CORRUPTIONS
+from validate_corruptions import CORRUPTIONS, WARNING_CORRUPTIONS
 
 from csrwh.building.gate import load_suites
 from csrwh.building.gate.run import DQ_RESULTS, gate, raw_gate, validate
@@ -123,6 +123,27 @@ def test_corruption_fails_on_the_intended_expectation(
     assert outcome.offending_rows or outcome.expectation == "columns_match_contract"
 
 
+@pytest.mark.parametrize(
+    ("suite", "corruption", "expectation"),
+    [c[1:] for c in WARNING_CORRUPTIONS],
+    ids=[c[0] for c in WARNING_CORRUPTIONS],
+)
+def test_warning_corruption_only_warns(
+    warehouse: Path, suite: str, corruption: str, expectation: str
+) -> None:
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute(corruption)
+    report = _run(warehouse, [suite])
+    failed = {o.expectation: o for o in report.outcomes if not o.success}
+    assert expectation in failed, (
+        f"{suite}: expected {expectation} to fail; failed: {sorted(failed)}"
+    )
+    outcome = failed[expectation]
+    assert outcome.severity == "warning" and outcome.error is None
+    assert outcome.observed_value not in (None, 0, [], {}) and outcome.offending_rows
+    assert not report.critical_failures
+
+
 def test_every_suite_has_a_corruption_test() -> None:
     suites = {s.name for s in load_suites()}
     assert suites == {c[1] for c in CORRUPTIONS}
@@ -175,10 +196,12 @@ def test_results_land_in_dq_results(warehouse: Path) -> None:
         "why",
     ]
     by_name = {row[1]: row for row in failing}
-    assert by_name["value_within_scale"][:4] == ("ratings", "value_within_scale", "critical", False)
-    assert json.loads(by_name["value_within_scale"][4]) == off_scale
-    assert json.loads(by_name["value_within_scale"][5])[0]["value"] == 9.0
-    assert by_name["value_within_scale"][6] is not None
+    off = by_name["value_at_most_scale_max"]
+    assert off[:4] == ("ratings", "value_at_most_scale_max", "critical", False)
+    # GX's own result: the unexpected count, and the (scale_max, value) pairs with their counts
+    assert json.loads(off[4])["unexpected_count"] == off_scale
+    assert [row["value"][1] for row in json.loads(off[5])] == [9.0]
+    assert off[6] is not None
 
 
 def test_gate_returns_only_critical_failures(

@@ -9,7 +9,13 @@ import yaml
 
 from csrwh.building.dbt_sources import raw_tables as dbt_raw_tables
 from csrwh.building.gate import load_suite, load_suites
-from csrwh.building.gate.suites import to_gx_expectation
+from csrwh.building.gate.suites import (
+    SQL_REASONS,
+    SQL_TYPE,
+    counts_markdown,
+    expectation_counts,
+    to_gx_expectation,
+)
 from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
 from ingest.registry import declarations, raw_tables
@@ -106,24 +112,50 @@ def test_one_owner_for_each_mart_schema() -> None:
 
 
 # GX built-in column expectations that a dbt test family expresses (keys, not-nulls, ranges,
-# closed vocabularies): on a mart they would check the same rule twice.
+# closed vocabularies), with the model_rules argument of that family: on a mart they would check
+# the same rule twice, so a mart suite uses one only for a column its model's family leaves out.
 DBT_OWNED_TYPES = {
-    "expect_column_values_to_not_be_null",
-    "expect_column_values_to_be_unique",
-    "expect_compound_columns_to_be_unique",
-    "expect_column_values_to_be_in_set",
-    "expect_column_values_to_be_between",
+    "expect_column_values_to_not_be_null": "not_null_columns",
+    "expect_column_values_to_be_unique": "unique_keys",
+    "expect_compound_columns_to_be_unique": "unique_keys",
+    "expect_column_values_to_be_in_set": "accepted_values_by_column",
+    "expect_column_values_to_be_between": "value_ranges",
 }
 
 
+def _model_rules(model: dict) -> dict[str, set]:
+    """The columns each dbt family (model_rules arguments) covers on a model; a unique key of
+    several columns as a tuple."""
+    covered: dict[str, set] = {family: set() for family in DBT_OWNED_TYPES.values()}
+    for test in model.get("data_tests") or model.get("tests") or []:
+        arguments = (
+            (test.get("model_rules") or {}).get("arguments") or {} if isinstance(test, dict) else {}
+        )
+        for family, columns in arguments.items():
+            if family in covered:
+                covered[family] |= {tuple(c) if isinstance(c, list) else c for c in columns}
+    return covered
+
+
 def test_mart_suites_do_not_repeat_dbt_tests() -> None:
-    repeated = [
-        f"{s.name}:{e.name}"
-        for s in load_suites(select=["marts"])
-        for e in s.expectations
-        if e.type in DBT_OWNED_TYPES
-    ]
+    models = _mart_models()
+    repeated = []
+    for suite in load_suites(select=["marts"]):
+        covered = _model_rules(models[suite.table_name])
+        for e in suite.expectations:
+            if e.type not in DBT_OWNED_TYPES:
+                continue
+            column = e.kwargs.get("column") or tuple(e.kwargs.get("column_list") or ())
+            if column in covered[DBT_OWNED_TYPES[e.type]]:
+                repeated.append(f"{suite.name}:{e.name}")
     assert repeated == []
+
+
+def test_mart_rules_check_finds_a_dbt_duplicate() -> None:
+    """The check above sees the model_rules families (a not-null dbt holds is found)."""
+    covered = _model_rules(_mart_models()["result_clicks"])
+    assert "click_id" in covered["not_null_columns"] and "rank" not in covered["not_null_columns"]
+    assert "dwell_ms" in _model_rules(_mart_models()["serp_views"])["value_ranges"]
 
 
 # Rules a GX built-in states: a uniqueness over columns of the batch is GX's own
@@ -142,6 +174,46 @@ BUILT_IN_RULES = {
         {"column_list": ["source_path", "record_key"]},
     ),
     "conversation_id_unique": ("expect_column_values_to_be_unique", {"column": "record_key"}),
+    # single-column and column-pair rules on marts (dbt's model_rules leave these columns out)
+    "query_without_turn": ("expect_column_values_to_not_be_null", {"column": "turn_index"}),
+    "rank_present": ("expect_column_values_to_not_be_null", {"column": "rank"}),
+    "rank_positive": ("expect_column_values_to_be_between", {"column": "rank", "min_value": 0}),
+    "page_number_present": ("expect_column_values_to_not_be_null", {"column": "page_number"}),
+    "page_number_positive": (
+        "expect_column_values_to_be_between",
+        {"column": "page_number", "min_value": 1},
+    ),
+    "dwell_not_negative": (
+        "expect_column_values_to_be_between",
+        {"column": "dwell_ms", "min_value": 0},
+    ),
+    "value_at_most_scale_max": (
+        "expect_column_pair_values_a_to_be_greater_than_b",
+        {
+            "column_A": "scale_max",
+            "column_B": "value",
+            "or_equal": True,
+            "ignore_row_if": "either_value_is_missing",
+        },
+    ),
+    "value_at_least_scale_min": (
+        "expect_column_pair_values_a_to_be_greater_than_b",
+        {
+            "column_A": "value",
+            "column_B": "scale_min",
+            "or_equal": True,
+            "ignore_row_if": "either_value_is_missing",
+        },
+    ),
+    "timings_plausible": (
+        "expect_column_pair_values_a_to_be_greater_than_b",
+        {
+            "column_A": "ended_at",
+            "column_B": "started_at",
+            "or_equal": True,
+            "ignore_row_if": "either_value_is_missing",
+        },
+    ),
 }
 
 
@@ -165,6 +237,13 @@ def test_built_ins_are_described_in_gx_words_then_ours() -> None:
     assert unique == (
         "[critical] record_position_unique: Values for given compound columns must be unique "
         "together: source_path record_index. " + specs["record_position_unique"].why
+    )
+    # a column pair, as Data Docs show it
+    serp = load_suite(PROJECT_ROOT / "expectations" / "marts" / "serp_views.yml")
+    timings = next(e for e in serp.expectations if e.name == "timings_plausible")
+    assert to_gx_expectation(serp, timings).description == (
+        "[warning] timings_plausible: Values in ended_at must always be greater than or equal "
+        "to those in started_at. " + timings.why
     )
     sql = to_gx_expectation(suite, specs["vote_in_vocabulary"]).description
     assert sql == "[critical] vote_in_vocabulary: " + specs["vote_in_vocabulary"].why.replace(
@@ -226,7 +305,32 @@ def test_warnings_are_a_short_reviewed_list() -> None:
         "search_queries:query_without_turn",
         "serp_views:timings_plausible",
         "landing_page_views:timings_plausible",
+        "landing_page_views:dwell_not_negative",
     }
+
+
+def test_every_sql_expectation_says_why_it_is_not_a_built_in() -> None:
+    """SQL is kept only with a reason (why_sql:, one of SQL_REASONS, carried into the GX
+    expectation's meta); a built-in has none."""
+    for suite in load_suites():
+        for spec in suite.expectations:
+            if spec.type == SQL_TYPE:
+                assert spec.why_sql in SQL_REASONS, f"{suite.name}:{spec.name}"
+                assert to_gx_expectation(suite, spec).meta["why_sql"] == spec.why_sql
+            else:
+                assert spec.why_sql is None, f"{suite.name}:{spec.name}"
+
+
+def test_readme_counts_are_the_suites_counts() -> None:
+    """expectations/README.md shows the built-in / SQL counts as loaded (regenerate with
+    `python -m csrwh.building.gate.suites`), never a hand-copied figure that goes stale."""
+    counts = expectation_counts()
+    assert counts["sql"] == sum(counts[f"sql:{r}"] for r in SQL_REASONS)
+    readme = (PROJECT_ROOT / "expectations" / "README.md").read_text(encoding="utf-8")
+    assert counts_markdown() in readme, "run `python -m csrwh.building.gate.suites` and paste it"
+    total = counts["built-in"] + counts["sql"]
+    project_readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"{total} expectations ({counts['built-in']} GX built-ins" in project_readme
 
 
 def test_select_by_group_name_and_pattern() -> None:
@@ -275,6 +379,23 @@ expectations:
             ),
             "must select from {batch}",
         ),
+        (
+            (
+                "table: main.things\nexpectations:\n  - name: q\n    type: unexpected_rows_expectation\n"
+                "    severity: warning\n    why: w\n"
+                "    kwargs: {unexpected_rows_query: 'select 1 from {batch}'}\n"
+            ),
+            "an SQL expectation needs why_sql: one of cross-table",
+        ),
+        (
+            (
+                "table: main.things\nexpectations:\n  - name: q\n    type: unexpected_rows_expectation\n"
+                "    why_sql: hard\n    severity: warning\n    why: w\n"
+                "    kwargs: {unexpected_rows_query: 'select 1 from {batch}'}\n"
+            ),
+            "needs why_sql: one of",
+        ),
+        (GOOD + "    why_sql: aggregate\n", "why_sql: is for SQL expectations only"),
         (GOOD.replace("One row", "${missing} row"), "unknown variable ${missing}"),
     ],
 )

@@ -259,6 +259,32 @@ CORRUPTIONS = [
         "update main.result_clicks set query_id = 'convsearch:22'",
         "same_query_and_conversation_as_serp_view",
     ),
+    # the single-column rules GX states as built-ins (not-null, between); the same corruptions
+    # failed the SQL they replace (rank_positive / page_number_positive: null or too small)
+    (
+        "clicks-rank-missing",
+        "result_clicks",
+        "update main.result_clicks set rank = null",
+        "rank_present",
+    ),
+    (
+        "clicks-rank-negative",
+        "result_clicks",
+        "update main.result_clicks set rank = -1",
+        "rank_positive",
+    ),
+    (
+        "serp-page-missing",
+        "serp_views",
+        "update main.serp_views set page_number = null",
+        "page_number_present",
+    ),
+    (
+        "serp-page-zero",
+        "serp_views",
+        "update main.serp_views set page_number = 0",
+        "page_number_positive",
+    ),
     (
         "landing-other-conversation",
         "landing_page_views",
@@ -392,7 +418,13 @@ CORRUPTIONS = [
         "ratings-out-of-range",
         "ratings",
         "update main.ratings set value = 9, value_normalized = 2 where corpus = 'cosrec' and aspect = 'fluency'",
-        "value_within_scale",
+        "value_at_most_scale_max",
+    ),
+    (
+        "ratings-below-scale",
+        "ratings",
+        "update main.ratings set value = -1, value_normalized = -0.5 where corpus = 'cosrec' and aspect = 'fluency'",
+        "value_at_least_scale_min",
     ),
     (
         "ratings-unknown-aspect",
@@ -469,5 +501,34 @@ CORRUPTIONS = [
             "'{\"rater_kind\": \"boss\"}', null, repeat('a', 64), now())"
         ),
         "corpus_has_documented_shape",
+    ),
+]
+
+# Corruptions that must only warn (an upstream fact worth seeing, never a blocked build):
+# (id, suite, SQL on the copy, warning expectation that must fail)
+WARNING_CORRUPTIONS = [
+    (
+        "serp-ends-before-start",
+        "serp_views",
+        "update main.serp_views set ended_at = started_at - interval 1 second",
+        "timings_plausible",
+    ),
+    (
+        "landing-ends-before-start",
+        "landing_page_views",
+        "update main.landing_page_views set ended_at = started_at - interval 1 second",
+        "timings_plausible",
+    ),
+    (
+        "landing-negative-dwell",
+        "landing_page_views",
+        "update main.landing_page_views set dwell_ms = -1",
+        "dwell_not_negative",
+    ),
+    (
+        "query-without-turn",
+        "search_queries",
+        "update main.search_queries set turn_index = null",
+        "query_without_turn",
     ),
 ]

@@ -37,7 +37,17 @@ _SUITE_KEYS = {
     "expectations",
 }
 _SHARED_KEYS = {"description", "columns", "column_order", "expectations"}
-_EXPECTATION_KEYS = {"name", "type", "severity", "why", "kwargs"}
+_EXPECTATION_KEYS = {"name", "type", "severity", "why", "why_sql", "kwargs"}
+SQL_TYPE = "unexpected_rows_expectation"
+# Why an expectation stays SQL (``why_sql:``, required on every SQL expectation, refused on a
+# built-in): one reason each, the class of rule no GX built-in states (expectations/README.md).
+SQL_REASONS = {
+    "cross-table": "joins or counts another table (ingest counts, cross-mart consistency, seeds)",
+    "parses-raw-payload": "reads fields of a raw record's JSON payload (GX addresses columns, not JSON paths)",
+    "aggregate": "a rule over groups of rows (shares, per-group counts, contiguous sequences)",
+    "multi-column": "arithmetic or a conditional over several columns of one row",
+    "schema-describe": "compares the table's DuckDB types (DESCRIBE) with the contract",
+}
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _TABLE = re.compile(r"^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$")
@@ -52,6 +62,7 @@ class ExpectationSpec:
     kwargs: dict[str, Any]
     severity: str
     why: str
+    why_sql: str | None = None  # the reason class an SQL expectation has no built-in (SQL_REASONS)
 
 
 @dataclass(frozen=True)
@@ -151,6 +162,7 @@ def _columns_expectations(columns: dict[str, Any], order: str, path: Path) -> li
         "type": "unexpected_rows_expectation",
         "kwargs": {"unexpected_rows_query": types_query},
         "why": "Every contract column has its contract DuckDB type (returns the columns that do not).",
+        "why_sql": "schema-describe",
     }
     for item in (names, types):
         item["severity"] = "critical"
@@ -174,18 +186,28 @@ def _parse_expectation(raw: Any, path: Path) -> ExpectationSpec:
     kwargs = raw.get("kwargs") or {}
     if not isinstance(kwargs, dict):
         raise _fail(path, f"expectation {name!r}: kwargs must be a mapping")
-    if raw["type"] == "unexpected_rows_expectation":
+    why_sql = raw.get("why_sql")
+    if raw["type"] == SQL_TYPE:
         query = kwargs.get("unexpected_rows_query")
         if not isinstance(query, str) or "{batch}" not in query:
             raise _fail(
                 path, f"expectation {name!r}: unexpected_rows_query must select from {{batch}}"
             )
+        if why_sql not in SQL_REASONS:
+            raise _fail(
+                path,
+                f"expectation {name!r}: an SQL expectation needs why_sql: one of "
+                f"{', '.join(SQL_REASONS)} (the rule no GX built-in states), not {why_sql!r}",
+            )
+    elif why_sql is not None:
+        raise _fail(path, f"expectation {name!r}: why_sql: is for SQL expectations only")
     return ExpectationSpec(
         name=name,
         type=raw["type"],
         kwargs=dict(kwargs),
         severity=raw["severity"],
         why=" ".join(raw["why"].split()),
+        why_sql=why_sql,
     )
 
 
@@ -303,13 +325,18 @@ def to_gx_expectation(suite: SuiteSpec, spec: ExpectationSpec) -> Any:
         # Data Docs render the description (a $-template over the kwargs) in place of GX's own
         # sentence: a built-in keeps that sentence ("Values for given compound columns must be
         # unique together: $column_list_0 $column_list_1") between its name and the reason.
-        sentence = "" if spec.type == "unexpected_rows_expectation" else _gx_sentence(cls, spec)
+        sentence = "" if spec.type == SQL_TYPE else _gx_sentence(cls, spec)
         return cls(
             **spec.kwargs,
             severity=spec.severity,
             description=f"[{spec.severity}] {spec.name}: {sentence}{why}",
             notes=f"**{spec.severity}** · `{spec.name}` — {spec.why}",
-            meta={"name": spec.name, "severity": spec.severity, "why": spec.why},
+            meta={
+                "name": spec.name,
+                "severity": spec.severity,
+                "why": spec.why,
+                **({"why_sql": spec.why_sql} if spec.why_sql else {}),
+            },
         )
     except Exception as exc:  # pydantic validation of kwargs
         raise _fail(
@@ -344,3 +371,43 @@ def suite_digests(expectations_dir: Path | None = None) -> dict[str, str]:
         spec.name: hashlib.sha256(repr((spec.table, spec.expectations)).encode()).hexdigest()
         for spec in load_suites(expectations_dir)
     }
+
+
+def expectation_counts(expectations_dir: Path | None = None) -> dict[str, int]:
+    """How many expectations (as loaded, shared ones once per suite) are built-in and how many
+    SQL, by reason: ``{"built-in": n, "sql": m, "sql:cross-table": k, ...}``."""
+    counts = {"built-in": 0, "sql": 0} | {f"sql:{reason}": 0 for reason in SQL_REASONS}
+    for suite in load_suites(expectations_dir):
+        for spec in suite.expectations:
+            if spec.type == SQL_TYPE:
+                counts["sql"] += 1
+                counts[f"sql:{spec.why_sql}"] += 1
+            else:
+                counts["built-in"] += 1
+    return counts
+
+
+def counts_markdown(expectations_dir: Path | None = None) -> str:
+    """The counts table of expectations/README.md (tests/unit/test_validate_suites.py checks the
+    README holds exactly this; print it with ``python -m csrwh.building.gate.suites``)."""
+    counts = expectation_counts(expectations_dir)
+    total = counts["built-in"] + counts["sql"]
+    lines = [
+        (
+            f"Of the {total} expectations as loaded (shared ones counted once per suite that "
+            f"includes them), {counts['built-in']} are GX built-ins and {counts['sql']} SQL:"
+        ),
+        "",
+        "| kind | `why_sql` | expectations | the rule |",
+        "|---|---|---|---|",
+        f"| built-in | | {counts['built-in']} | stated by a GX expectation type |",
+    ]
+    lines += [
+        f"| SQL | `{reason}` | {counts[f'sql:{reason}']} | {text} |"
+        for reason, text in SQL_REASONS.items()
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(counts_markdown())
