@@ -96,8 +96,6 @@ NOT_YET_PORTED: frozenset[str] = frozenset(
         "intermediate/custom/int_custom__ratings_conformed.sql",
         "intermediate/custom/int_custom__turns_conformed.sql",
         "intermediate/custom/int_custom__users_conformed.sql",
-        "marts/reports/recllmsim_conversation_measures.sql",
-        "marts/reports/recllmsim_profile_labels.sql",
         "staging/custom/stg_custom__conversations.sql",
         "staging/custom/stg_custom__corpora.sql",
         "staging/custom/stg_custom__messages.sql",

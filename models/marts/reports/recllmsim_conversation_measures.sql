@@ -8,12 +8,13 @@
     has them (checked at run time); they are NULL otherwise.
 -#}
 
-{%- set turn_columns = [] -%}
+{%- set text_tokens = 'cast(null as integer)' -%}
+{%- set translation_tokens = 'cast(null as integer)' -%}
 {%- if execute -%}
     {%- set turn_columns = adapter.get_columns_in_relation(ref('turns')) | map(attribute='name') | map('lower') | list -%}
+    {%- if 'n_tokens' in turn_columns -%}{%- set text_tokens = 'turns.n_tokens' -%}{%- endif -%}
+    {%- if 'n_tokens_translation' in turn_columns -%}{%- set translation_tokens = 'turns.n_tokens_translation' -%}{%- endif -%}
 {%- endif -%}
-{%- set text_tokens = 'turns.n_tokens' if 'n_tokens' in turn_columns else 'cast(null as integer)' -%}
-{%- set translation_tokens = 'turns.n_tokens_translation' if 'n_tokens_translation' in turn_columns else 'cast(null as integer)' -%}
 
 with
 

@@ -29,8 +29,7 @@ attributes as (
             as attribute,
         attribute_entries.entry.value as attribute_value
     from conversations
-    cross join
-        unnest({{ parse_json_object_entries(as_json('conversations.profile')) }}) as attribute_entries (entry)
+    {{ unnest_join(parse_json_object_entries(as_json('conversations.profile')), 'attribute_entries', 'entry') }}
     where {{ json_type_of('attribute_entries.entry.value') }} = 'ARRAY'
 ),
 
@@ -46,7 +45,7 @@ mentions as (
             when {{ json_type_of('label_list.label') }} = 'OBJECT' then {{ json_text('label_list.label', '$.en') }}
         end as label_en
     from attributes
-    cross join unnest({{ json_to_array('attributes.attribute_value') }}) as label_list (label)
+    {{ unnest_join(json_to_array('attributes.attribute_value'), 'label_list', 'label') }}
 ),
 
 -- English names from the simulated profiles, which carry both

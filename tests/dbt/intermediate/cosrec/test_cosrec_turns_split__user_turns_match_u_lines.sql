@@ -11,10 +11,15 @@ turns_split as (
     select * from {{ ref('int_cosrec__turns_split') }}
 ),
 
+{#- group 0 (the whole match) on both engines: Spark's regexp_extract_all defaults to group 1 -#}
+{%- set u_line_matches -%}
+    regexp_extract_all(conversation_text, '(^|\n)\s*U:', 0)
+{%- endset %}
+
 u_lines as (
     select
         conversation_id,
-        length(regexp_extract_all(conversation_text, '(^|\n)\s*U:')) as n_u_lines
+        {{ array_size(u_line_matches) }} as n_u_lines
     from conversations
 ),
 

@@ -6,7 +6,7 @@ select
     record_index,
     record_key
 from {{ source('recoreact', 'impressions') }}
-where coalesce(json_type(payload, '$.selected1'), 'ARRAY') not in ('ARRAY', 'NULL')
-    or coalesce(json_type(payload, '$.selected2'), 'ARRAY') not in ('ARRAY', 'NULL')
-    or coalesce(json_type(payload, '$.selected3'), 'ARRAY') not in ('ARRAY', 'NULL')
-    or coalesce(json_type(payload, '$.categories'), 'ARRAY') not in ('ARRAY', 'NULL')
+where coalesce({{ json_type_of(json_get('payload', '$.selected1')) }}, 'ARRAY') not in ('ARRAY', 'NULL')
+    or coalesce({{ json_type_of(json_get('payload', '$.selected2')) }}, 'ARRAY') not in ('ARRAY', 'NULL')
+    or coalesce({{ json_type_of(json_get('payload', '$.selected3')) }}, 'ARRAY') not in ('ARRAY', 'NULL')
+    or coalesce({{ json_type_of(json_get('payload', '$.categories')) }}, 'ARRAY') not in ('ARRAY', 'NULL')

@@ -6,6 +6,6 @@ select
     record_index,
     record_key
 from {{ source('recoreact', 'users') }}
-where coalesce(json_type(payload, '$.source_types'), 'ARRAY') not in ('ARRAY', 'NULL')
-    or coalesce(json_type(payload, '$.companions'), 'ARRAY') not in ('ARRAY', 'NULL')
-    or coalesce(json_type(payload, '$.frequency'), 'ARRAY') not in ('ARRAY', 'NULL')
+where coalesce({{ json_type_of(json_get('payload', '$.source_types')) }}, 'ARRAY') not in ('ARRAY', 'NULL')
+    or coalesce({{ json_type_of(json_get('payload', '$.companions')) }}, 'ARRAY') not in ('ARRAY', 'NULL')
+    or coalesce({{ json_type_of(json_get('payload', '$.frequency')) }}, 'ARRAY') not in ('ARRAY', 'NULL')
