@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from csrwh.reading.figures import convsearch
 from csrwh.reading.figures.published import published_values
+from csrwh.reading.figures.render import write_tables
 from csrwh.reading.plotting import (
     interval_errors,
     margins,
@@ -196,10 +197,7 @@ def render_search_behaviour(con, R, present: bool, color: str = "#2f5d8a") -> No
     import polars as pl
 
     tables = convsearch.search_behaviour_tables(R, con)
-    for name, frame in tables.items():
-        R.write_table(frame, name)
-    if not present:
-        R.show_absent("convsearch")
+    if not write_tables(R, tables, "convsearch", present):
         return
     per_dialogue = tables["convsearch_search_behaviour"]
     ctr = tables["convsearch_click_through_by_rank"]

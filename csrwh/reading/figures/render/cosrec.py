@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from csrwh.reading.figures import cosrec
 from csrwh.reading.figures.published import published_values
+from csrwh.reading.figures.render import write_tables
 from csrwh.reading.plotting import margins, mark_published, text_inches, with_mean_interval
 
 
@@ -219,12 +220,9 @@ def render_judgments(con, R, present: bool) -> None:
     import polars as pl
 
     tables = cosrec.judgment_tables(R, con)
-    for name, frame in tables.items():
-        R.write_table(frame, name)
-    grades, per_topic = tables["cosrec_relevance_grades"], tables["cosrec_judged_items_per_topic"]
-    if not present:
-        R.show_absent("cosrec")
+    if not write_tables(R, tables, "cosrec", present):
         return
+    grades, per_topic = tables["cosrec_relevance_grades"], tables["cosrec_judged_items_per_topic"]
     if grades.is_empty():
         R.show_html(
             "<p>No relevance judgments in this warehouse (they come with CoSRec-Curated).</p>"
