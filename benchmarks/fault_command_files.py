@@ -10,18 +10,26 @@ import sys
 from pathlib import Path
 
 from fault_commands import (
+    Case,
     _fetch_row,
-    _published_case,
     _zip,
+    build,
     cli,
     files_of,
-    lost_files,
     one_line,
+    register,
     rows_of,
     settle,
+    user_data,
     wal_path_of,
 )
 from fault_harness import ROOT, fresh_site, query, readable, sha256
+
+
+def rejected_lines(warehouse: Path, name_end: str) -> int:
+    """Rejected records of the files whose path ends with ``name_end``."""
+    sql = f"select count(*) from raw.rejected_records where source_path like '%{name_end}'"
+    return query(warehouse, sql)[0][0]
 
 
 def file_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...]) -> None:
@@ -59,8 +67,7 @@ def file_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...]) 
     def _(row, trial):
         import csv
 
-        data = trial / "data"
-        shutil.copytree(original, data)
+        data = user_data(trial, original)
         path = data / "crsarena-dial/data/votes_open.csv"
         with path.open(newline="", encoding="utf-8") as fh:
             n_records = sum(1 for _ in csv.reader(fh)) - 1
@@ -69,21 +76,10 @@ def file_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...]) 
         lines[13] = lines[13].rstrip("\n") + 'oops"\n'
         path.write_text("".join(lines), "utf-8")
         warehouse = fresh_site(trial, baseline)
-        result = cli(
-            "build",
-            "--warehouse",
-            str(warehouse),
-            "--data-dir",
-            str(data),
-            "--allow-rejects",
-            cwd=trial,
-        )
+        result = build(trial, warehouse, data, "--allow-rejects")
         row.code = result.returncode
         landed = query(warehouse, "select count(*) from votes where environment = 'open'")[0][0]
-        rejected = query(
-            warehouse,
-            "select count(*) from raw.rejected_records where source_path like '%votes_open.csv'",
-        )[0][0]
+        rejected = rejected_lines(warehouse, "votes_open.csv")
         # records neither landed nor covered by a rejected line (a reject is a line, a record
         # may span lines: an upper bound on what is lost, not an exact count)
         row.records_lost = max(0, n_records - landed - rejected)
@@ -91,50 +87,48 @@ def file_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...]) 
         row.ok = row.code in (0, 3) and row.records_lost == 0 and one_line(result)
         row.note = f"{n_records} records: {landed} landed, {rejected} line(s) rejected"
 
-    @case(
-        "24.5", "export --trec-dir <folder with the user's topics.tsv>", "refused; file untouched"
-    )
-    def _(row, trial):
+    def user_folder(trial: Path) -> Path:
         folder = trial / "mine"
         folder.mkdir()
         (folder / "topics.tsv").write_text("my topics\n")
-        before = files_of(folder)
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: (
-                "export",
-                "--out",
-                str(trial / "exp"),
-                "--trec-dir",
-                str(folder),
-                "--warehouse",
-                str(w),
-            ),
-            {1, 2},
-        )
-        row.records_lost = (row.records_lost or 0) + lost_files(before, files_of(folder))
-        row.ok = row.ok and not row.records_lost
+        return folder
 
-    @case("24.6", "report --out <folder with the user's tables/>", "the user's files kept")
-    def _(row, trial):
+    def user_tables(trial: Path) -> Path:
         folder = trial / "rep"
         (folder / "tables").mkdir(parents=True)
         (folder / "tables" / "mine.csv").write_text("a,b\n1,2\n")
-        before = files_of(folder / "tables")
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: ("report", "--out", str(folder), "--warehouse", str(w)),
-            {0, 1, 2},
-        )
-        after = files_of(folder / "tables")
-        row.records_lost = (row.records_lost or 0) + sum(
-            after.get(k) != v for k, v in before.items()
-        )
-        row.ok = row.ok and not row.records_lost
+        return folder / "tables"
+
+    register(
+        case,
+        [
+            Case(
+                "24.5",
+                "export --trec-dir <folder with the user's topics.tsv>",
+                "refused; file untouched",
+                lambda w, trial: (
+                    "export",
+                    "--out",
+                    str(trial / "exp"),
+                    "--trec-dir",
+                    str(trial / "mine"),
+                    "--warehouse",
+                    str(w),
+                ),
+                frozenset({1, 2}),
+                setup=user_folder,
+            ),
+            Case(
+                "24.6",
+                "report --out <folder with the user's tables/>",
+                "the user's files kept",
+                lambda w, trial: ("report", "--out", str(trial / "rep"), "--warehouse", str(w)),
+                frozenset({0, 1, 2}),
+                setup=user_tables,
+            ),
+        ],
+        baseline,
+    )
 
     # ---- 24.4: fetch checks what it got before it swaps a corpus folder
     @case(
@@ -261,22 +255,13 @@ def file_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...]) 
         "0, raw.rejected_records = rejected_records_summary = 2",
     )
     def _(row, trial):
-        data = trial / "data"
-        shutil.copytree(original, data)
+        data = user_data(trial, original)
         with (data / "cosrec/dataset/raw/conversations.jsonl").open("a", encoding="utf-8") as fh:
             fh.write('{"CoSRec-Raw_bad1": oops}\n[1, 2]\n')
         # published from the same data less the 2 lines, with its saved dbt state: incremental
         warehouse = fresh_site(trial, baseline, with_state=True)
         n = rows_of(warehouse)
-        result = cli(
-            "build",
-            "--warehouse",
-            str(warehouse),
-            "--data-dir",
-            str(data),
-            "--allow-rejects",
-            cwd=trial,
-        )
+        result = build(trial, warehouse, data, "--allow-rejects")
         row.code = result.returncode
         selective = "selective build:" in result.stdout + result.stderr
         row.published_unchanged = None
@@ -314,8 +299,7 @@ def file_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...]) 
         "3, refused (published unchanged); both lines rejected verbatim",
     )
     def _(row, trial):
-        data = trial / "data"
-        shutil.copytree(original, data)
+        data = user_data(trial, original)
         bad = [
             '{"id":"c1","messages":[{"role":"user","text":"q"}],"ratings":{"q":1e400}}',
             '{"id":"c2","messages":[{"role":"user","text":"q"}],"ratings":{"q":NaN}}',
@@ -325,22 +309,14 @@ def file_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...]) 
         (data / "custom/alpha/a.jsonl").write_text("\n".join([good, *bad]) + "\n", "utf-8")
         warehouse = fresh_site(trial, baseline)
         before, n = sha256(warehouse), rows_of(warehouse)
-        result = cli("build", "--warehouse", str(warehouse), "--data-dir", str(data), cwd=trial)
+        result = build(trial, warehouse, data)
         row.code = result.returncode
         row.published_unchanged = sha256(warehouse) == before
         # where the rejects are kept: the same build with --allow-rejects, on another copy
         told = trial / "told" / "csr.duckdb"
         told.parent.mkdir()
         shutil.copy2(baseline, told)
-        allowed = cli(
-            "build",
-            "--warehouse",
-            str(told),
-            "--data-dir",
-            str(data),
-            "--allow-rejects",
-            cwd=trial,
-        )
+        allowed = build(trial, told, data, "--allow-rejects")
         kept = query(
             told,
             "select raw_text, error from raw.rejected_records where source_path like '%a.jsonl'",
@@ -374,8 +350,7 @@ def file_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...]) 
     def _(row, trial):
         import json
 
-        data = trial / "data"
-        shutil.copytree(original, data)
+        data = user_data(trial, original)
         path = data / "crsarena-dial/data/crs_arena_dial_open.json"
         text = path.read_text("utf-8")
         elements = json.loads(text)
@@ -384,21 +359,10 @@ def file_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...]) 
         path.write_text(text[:at] + text[at + 1 :], "utf-8")
         warehouse = fresh_site(trial, baseline)
         n = rows_of(warehouse)
-        result = cli(
-            "build",
-            "--warehouse",
-            str(warehouse),
-            "--data-dir",
-            str(data),
-            "--allow-rejects",
-            cwd=trial,
-        )
+        result = build(trial, warehouse, data, "--allow-rejects")
         row.code = result.returncode
         row.published_unchanged = None
-        rejected = query(
-            warehouse,
-            "select count(*) from raw.rejected_records where source_path like '%dial_open.json'",
-        )[0][0]
+        rejected = rejected_lines(warehouse, "dial_open.json")
         ids = {e["conversation ID"] for e in elements}
         landed = query(
             warehouse,

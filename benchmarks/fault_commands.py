@@ -1,14 +1,19 @@
 """User-command cases of benchmarks/faults.py (issue 24), part 1: the row of a case, running a
 command, and the cases run against a copy of the published warehouse (sql, the lock, sample,
-validate, markup, dashboard, export, settings). Part 2: benchmarks/fault_command_files.py."""
+validate, markup, dashboard, export, settings). Those are a table (:class:`Case` rows) driven by
+one runner, :func:`run_case`: set up the user's files, run the command on a fresh copy of the
+published warehouse, compare the warehouse and the user's files; a case that needs steps of its
+own is a row with its own ``run``. Part 2: benchmarks/fault_command_files.py."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fault_harness import TIMEOUT, fresh_site, query, sha256
@@ -83,23 +88,69 @@ def settle(
     row.ok = bool(ok) and not lost and unchanged is not False and one_line(result)
 
 
-def _published_case(
-    row: CommandRow, trial: Path, baseline: Path, args_of, expect_code, **env: str
-) -> None:
-    """Run a command against a copy of the published warehouse; the warehouse must stay."""
+@dataclass(frozen=True)
+class Case:
+    """One row of a case table: a command run against a copy of the published warehouse, which
+    must keep its bytes and rows, exiting with one of ``codes``; ``setup`` (given the trial
+    folder) makes the user's files first and returns the folder of them that must be kept (or
+    None); ``check`` (given the trial folder) is a further condition afterwards. A case with a
+    ``run`` of its own (given the row and the trial folder) runs that instead."""
+
+    item: str
+    case: str
+    expected: str
+    args: Callable[[Path, Path], Sequence[str]] | None = None  # (warehouse, trial) -> arguments
+    codes: frozenset[int] = frozenset()
+    env: dict[str, str] = field(default_factory=dict)
+    setup: Callable[[Path], Path | None] | None = None
+    check: Callable[[Path], bool] | None = None
+    run: Callable[[CommandRow, Path], None] | None = None
+
+
+def register(case, table: list[Case], baseline: Path) -> None:
+    """Register the cases of ``table``, in its order, with faults.py's ``case``."""
+    for spec in table:
+        run = spec.run or functools.partial(run_case, spec, baseline=baseline)
+        case(spec.item, spec.case, spec.expected)(run)
+
+
+def run_case(spec: Case, row: CommandRow, trial: Path, baseline: Path) -> None:
+    """The runner of the table rows: set up the user's files, run the command against a fresh
+    copy of the published warehouse, then compare the warehouse and the user's files."""
+    kept = spec.setup(trial) if spec.setup else None
+    kept_before = files_of(kept) if kept else {}
     warehouse = fresh_site(trial, baseline)
     before, n = sha256(warehouse), rows_of(warehouse)
-    result = cli(*args_of(warehouse), cwd=trial, env=env)
+    result = cli(*spec.args(warehouse, trial), cwd=trial, env=spec.env)
     settle(
         row,
         result,
         unchanged=sha256(warehouse) == before,
         lost=n - rows_of(warehouse),
-        ok=result.returncode in expect_code,
+        ok=result.returncode in spec.codes,
     )
     if not one_line(result):
         row.note = "not one error line"
     (trial / "stderr.txt").write_text(result.stderr)
+    if kept:
+        row.records_lost = (row.records_lost or 0) + lost_files(kept_before, files_of(kept))
+        row.ok = row.ok and not row.records_lost
+    if spec.check:
+        row.ok = row.ok and spec.check(trial)
+
+
+def user_data(trial: Path, original: Path) -> Path:
+    """A copy of the corpus folders as the user's data folder of a trial."""
+    data = trial / "data"
+    shutil.copytree(original, data)
+    return data
+
+
+def build(
+    trial: Path, warehouse: Path, data: Path, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    """``csrwh build`` of ``data`` into ``warehouse``."""
+    return cli("build", "--warehouse", str(warehouse), "--data-dir", str(data), *extra, cwd=trial)
 
 
 def _zip(path: Path, members: dict[str, bytes], comment: str | None = None) -> Path:
@@ -148,74 +199,35 @@ PIPE = "\\|"  # a literal | inside a Markdown table cell
 def warehouse_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...]) -> None:
     """Cases of commands run against a copy of the published warehouse."""
 
-    @case("24.1", "sql --parquet <warehouse>", "2, refused")
-    def _(row, trial):
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: ("sql", "select 1", "--parquet", str(w), "--warehouse", str(w), *data_dir),
-            {2},
+    def sql_out(*args: str) -> Callable[[Path, Path], Sequence[str]]:
+        """``sql`` with ``args``, where ``{w}`` stands for the warehouse's path."""
+        return lambda w, trial: (
+            "sql",
+            *(a.format(w=w) for a in args),
+            "--warehouse",
+            str(w),
+            *data_dir,
         )
 
-    @case("24.1", "sql --csv <warehouse>.wal", "2, refused")
-    def _(row, trial):
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: ("sql", "select 1", "--csv", f"{w}.wal", "--warehouse", str(w), *data_dir),
-            {2},
-        )
-
-    @case("24.1", "sql --csv <data folder file>", "2, refused")
-    def _(row, trial):
+    def data_folder_file(w: Path, trial: Path) -> Sequence[str]:
         data = trial / "data"
-        shutil.copytree(original, data)
-        before = files_of(data)
         target = data / "crsarena-dial/data/votes_open.csv"
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: (
-                "sql",
-                "select 1",
-                "--csv",
-                str(target),
-                "--warehouse",
-                str(w),
-                "--data-dir",
-                str(data),
-            ),
-            {2},
-        )
-        row.records_lost = (row.records_lost or 0) + lost_files(before, files_of(data))
-        row.ok = row.ok and not row.records_lost
-
-    @case("24.1/24.13", "sql --csv <directory>", "2, refused")
-    def _(row, trial):
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: ("sql", "select 1", "--csv", str(w.parent), "--warehouse", str(w), *data_dir),
-            {2},
+        return (
+            "sql",
+            "select 1",
+            "--csv",
+            str(target),
+            "--warehouse",
+            str(w),
+            "--data-dir",
+            str(data),
         )
 
-    @case("24.1", "sql --csv - (standard output)", "0, CSV on stdout, no file '-'")
-    def _(row, trial):
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: ("sql", "select 1 as x", "--csv", "-", "--warehouse", str(w), *data_dir),
-            {0},
-        )
-        row.ok = row.ok and not (trial / "-").exists()
+    def lock_directory(w: Path, trial: Path) -> Sequence[str]:
+        w.with_name(w.name + ".lock").mkdir()
+        return ("build", "--warehouse", str(w), *data_dir)
 
-    @case("24.7", "lock is a symlink to a user file", "1, refused; the file untouched")
-    def _(row, trial):
+    def lock_symlink(row: CommandRow, trial: Path) -> None:
         victim = trial / "victim.txt"
         victim.write_text("precious\n")
         warehouse = fresh_site(trial, baseline)
@@ -230,16 +242,7 @@ def warehouse_cases(case, baseline: Path, original: Path, data_dir: tuple[str, .
             ok=result.returncode == 1,
         )
 
-    @case("24.13", "lock is a directory", "1, one line")
-    def _(row, trial):
-        def args(w):
-            w.with_name(w.name + ".lock").mkdir()
-            return ("build", "--warehouse", str(w), *data_dir)
-
-        _published_case(row, trial, baseline, args, {1})
-
-    @case("24.8", "sample --out <real corpora>", "2, refused; no file overwritten")
-    def _(row, trial):
+    def sample_over_real_corpora(row: CommandRow, trial: Path) -> None:
         from csrwh.sample import generate
 
         real = trial / "corpora"
@@ -257,8 +260,7 @@ def warehouse_cases(case, baseline: Path, original: Path, data_dir: tuple[str, .
             ok=result.returncode == 2,
         )
 
-    @case("24.8", "sample --out <its own output> (make demo)", "0")
-    def _(row, trial):
+    def sample_over_its_output(row: CommandRow, trial: Path) -> None:
         out = trial / "sample"
         first = cli("sample", "--out", str(out), cwd=trial)
         result = cli("sample", "--out", str(out), cwd=trial)
@@ -267,69 +269,124 @@ def warehouse_cases(case, baseline: Path, original: Path, data_dir: tuple[str, .
         row.published_unchanged = True
         row.ok = first.returncode == 0 and row.code == 0
 
-    @case("24.9", "validate", "0, published file byte-identical")
-    def _(row, trial):
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: ("validate", "--no-docs", "--warehouse", str(w), *data_dir),
-            {0},
-        )
-
-    @case("24.13", "sql \"select '[/x]'\"", "0, prints [/x]")
-    def _(row, trial):
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: ("sql", "select '[/x]' as v", "--warehouse", str(w), *data_dir),
-            {0},
-        )
-
-    @case("24.13", "dashboard --port 99999", "2, usage error")
-    def _(row, trial):
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: ("dashboard", "--port", "99999", "--warehouse", str(w), *data_dir),
-            {2},
-        )
-
-    @case("24.13", "export --out <under a file>", "1, one line")
-    def _(row, trial):
+    def a_file(trial: Path) -> None:
         (trial / "a_file").write_text("x")
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: ("export", "--out", str(trial / "a_file" / "x"), "--warehouse", str(w)),
-            {1, 2},
-        )
 
-    for value in ("nan", "inf", "1e12"):
+    def command(*args: str) -> Callable[[Path, Path], Sequence[str]]:
+        return lambda w, trial: (*args, "--warehouse", str(w), *data_dir)
 
-        @case("24.13", f"CSRWH_MEMORY_LIMIT={value} build (up to date)", "2, one line")
-        def _(row, trial, value=value):
-            _published_case(
-                row,
-                trial,
-                baseline,
-                lambda w: ("build", "--warehouse", str(w), *data_dir),
-                {2},
-                CSRWH_MEMORY_LIMIT=value,
+    refused, failed, done = frozenset({2}), frozenset({1}), frozenset({0})
+    table = [
+        Case(
+            "24.1",
+            "sql --parquet <warehouse>",
+            "2, refused",
+            sql_out("select 1", "--parquet", "{w}"),
+            refused,
+        ),
+        Case(
+            "24.1",
+            "sql --csv <warehouse>.wal",
+            "2, refused",
+            sql_out("select 1", "--csv", "{w}.wal"),
+            refused,
+        ),
+        Case(
+            "24.1",
+            "sql --csv <data folder file>",
+            "2, refused",
+            data_folder_file,
+            refused,
+            setup=lambda trial: user_data(trial, original),
+        ),
+        Case(
+            "24.1/24.13",
+            "sql --csv <directory>",
+            "2, refused",
+            lambda w, trial: (
+                "sql",
+                "select 1",
+                "--csv",
+                str(w.parent),
+                "--warehouse",
+                str(w),
+                *data_dir,
+            ),
+            refused,
+        ),
+        Case(
+            "24.1",
+            "sql --csv - (standard output)",
+            "0, CSV on stdout, no file '-'",
+            sql_out("select 1 as x", "--csv", "-"),
+            done,
+            check=lambda trial: not (trial / "-").exists(),
+        ),
+        Case(
+            "24.7",
+            "lock is a symlink to a user file",
+            "1, refused; the file untouched",
+            run=lock_symlink,
+        ),
+        Case("24.13", "lock is a directory", "1, one line", lock_directory, failed),
+        Case(
+            "24.8",
+            "sample --out <real corpora>",
+            "2, refused; no file overwritten",
+            run=sample_over_real_corpora,
+        ),
+        Case("24.8", "sample --out <its own output> (make demo)", "0", run=sample_over_its_output),
+        Case(
+            "24.9",
+            "validate",
+            "0, published file byte-identical",
+            command("validate", "--no-docs"),
+            done,
+        ),
+        Case(
+            "24.13", "sql \"select '[/x]'\"", "0, prints [/x]", sql_out("select '[/x]' as v"), done
+        ),
+        Case(
+            "24.13",
+            "dashboard --port 99999",
+            "2, usage error",
+            command("dashboard", "--port", "99999"),
+            refused,
+        ),
+        Case(
+            "24.13",
+            "export --out <under a file>",
+            "1, one line",
+            lambda w, trial: (
+                "export",
+                "--out",
+                str(trial / "a_file" / "x"),
+                "--warehouse",
+                str(w),
+            ),
+            frozenset({1, 2}),
+            setup=a_file,
+        ),
+        *(
+            Case(
+                "24.13",
+                f"CSRWH_MEMORY_LIMIT={value} build (up to date)",
+                "2, one line",
+                command("build"),
+                refused,
+                env={"CSRWH_MEMORY_LIMIT": value},
             )
-
-    @case("24.13", "CSRWH_THREADS=x ingest", "2, one line")
-    def _(row, trial):
-        _published_case(
-            row,
-            trial,
-            baseline,
-            lambda w: ("ingest", "--warehouse", str(w), *data_dir),
-            {2},
-            CSRWH_THREADS="x",
-        )
+            for value in ("nan", "inf", "1e12")
+        ),
+        Case(
+            "24.13",
+            "CSRWH_THREADS=x ingest",
+            "2, one line",
+            command("ingest"),
+            refused,
+            env={"CSRWH_THREADS": "x"},
+        ),
+    ]
+    register(case, table, baseline)
 
     # ---- items other helpers fix in parallel: the CLI as the issue describes it

@@ -23,7 +23,7 @@ import hashlib
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -341,23 +341,16 @@ class Ingestor:
             self._current_file = f"{corpus.folder}/{first.rel}{more}"
             if on_file:
                 on_file(self._current_file)
-            if self._in_blocks(unit):
-                counts, rejected = self._load_in_blocks(ctx, first, now)
-            else:
-                with self._t("read"):
-                    datas = [f.path.read_bytes() for f in unit]
-                    for f, data in zip(unit, datas):
-                        f.sha256 = hashlib.sha256(data).hexdigest()  # of the bytes actually landed
-                        f.size = len(data)
-                with self._t("parse+classify"):
-                    stage = readers.read_unit(ctx, unit, datas)
-                    if spec.check is not None and not first.name_error:
-                        state = self._check_states.setdefault(corpus.name, {})
-                        stage = apply_check(stage, spec.check, state)
-                del datas
+            counts: dict[str, tuple[int, int]] = {}
+            rejected: list = []
+            for stage in self._stages(ctx, unit):
                 with self._t("insert"):
-                    counts, rejected = self._insert_stage(stage, corpus, spec, now)
+                    stage_counts, stage_rejected = self._insert_stage(stage, corpus, spec, now)
                     del stage
+                for rel, (ok, bad) in stage_counts.items():
+                    was_ok, was_bad = counts.get(rel, (0, 0))
+                    counts[rel] = (was_ok + ok, was_bad + bad)
+                rejected.extend(stage_rejected)
             for p, rec_index, line, error, raw, sha, at_eof in rejected:
                 raw = bytes(raw) if raw is not None else None
                 reject_rows.append(
@@ -417,17 +410,34 @@ class Ingestor:
             and f.size > line_reader.BLOCK_BYTES
         )
 
-    def _load_in_blocks(self, ctx: ReadContext, f: SourceFile, now: datetime):
-        """Land one line file a block of whole lines at a time (memory bounded by the block, not
-        the file): the same rows, record_index and rejects as reading it whole. The file's
-        sha256 and size are of the bytes landed; a file that changed since discovery is an
-        error (its rows so far are rolled back with the rest of the run)."""
-        corpus, spec = f.corpus, f.spec
+    def _stages(self, ctx: ReadContext, unit: list[SourceFile]) -> Iterator[pa.Table]:
+        """The unit's records staged and checked, for :meth:`_load_units` to insert: the whole
+        unit at once, or a line file larger than a block a block of whole lines at a time
+        (memory bounded by the block, not the file) with the same rows, record_index and rejects
+        as reading it whole. Each file's sha256 and size are of the bytes landed; a file that
+        changed since discovery while it was landed a block at a time is an error (its rows so
+        far are rolled back with the rest of the run)."""
+        first = unit[0]
+        if self._in_blocks(unit):
+            yield from self._block_stages(ctx, first)
+            return
+        with self._t("read"):
+            datas = [f.path.read_bytes() for f in unit]
+            for f, data in zip(unit, datas):
+                f.sha256 = hashlib.sha256(data).hexdigest()  # of the bytes actually landed
+                f.size = len(data)
+        with self._t("parse+classify"):
+            stage = readers.read_unit(ctx, unit, datas)
+            if not first.name_error:
+                stage = self._checked(stage, first)
+        del datas
+        yield stage
+
+    def _block_stages(self, ctx: ReadContext, f: SourceFile) -> Iterator[pa.Table]:
+        """:meth:`_stages` of one line file, a block of whole lines at a time."""
         if f.sha256 is None:  # every staged row names the file's sha256: hash it first
             with self._t("read"):
                 f.sha256 = file_sha256(f.path)
-        counts: dict[str, tuple[int, int]] = {}
-        rejected: list = []
         digest, size, n_rows = hashlib.sha256(), 0, 0
         for block in line_reader.line_blocks(f.path):
             with self._t("read"):
@@ -440,23 +450,22 @@ class Ingestor:
                     stage.schema.get_field_index("record_index"), "record_index", index
                 )
                 n_rows += stage.num_rows
-                if spec.check is not None:
-                    state = self._check_states.setdefault(corpus.name, {})
-                    stage = apply_check(stage, spec.check, state)
-            with self._t("insert"):
-                block_counts, block_rejected = self._insert_stage(stage, corpus, spec, now)
-                del stage
-            for rel, (ok, bad) in block_counts.items():
-                was_ok, was_bad = counts.get(rel, (0, 0))
-                counts[rel] = (was_ok + ok, was_bad + bad)
-            rejected.extend(block_rejected)
+                stage = self._checked(stage, f)
+            yield stage
+            del stage  # before the next block is read
         if digest.hexdigest() != f.sha256 or size != f.size:
             raise CsrwhError(
-                f"{corpus.folder}/{f.rel} changed while it was being landed "
+                f"{f.corpus.folder}/{f.rel} changed while it was being landed "
                 f"({f.size} -> {size} bytes); nothing was changed (rolled back)",
                 hint="run the build again once the file is complete",
             )
-        return counts, rejected
+
+    def _checked(self, stage: pa.Table, f: SourceFile) -> pa.Table:
+        """``stage`` after the file spec's cross-record check, if it has one."""
+        if f.spec.check is None:
+            return stage
+        state = self._check_states.setdefault(f.corpus.name, {})
+        return apply_check(stage, f.spec.check, state)
 
     def _insert_stage(self, stage, corpus: CorpusSpec, spec: FileSpec, now: datetime):
         """Insert the staged good records; per-file counts and the rejects (see write.py)."""

@@ -18,65 +18,47 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+
+def _word(pattern: str) -> re.Pattern[str]:
+    """A keyword or type name, any case."""
+    return re.compile(rf"\b{pattern}\b", re.IGNORECASE)
+
+
+def _call(name: str) -> re.Pattern[str]:
+    """A call of a function whose name matches ``name``, any case."""
+    return re.compile(rf"\b{name}\s*\(", re.IGNORECASE)
+
+
+_DUCKDB_ONLY_FUNCTIONS = (
+    "regexp_split_to_array|string_split|regexp_matches|string_agg|array_to_string|flatten"
+    "|epoch_ms|make_timestamp"
+)
+
 #: (pattern, what it is, the portable spelling)
 FORBIDDEN: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"->>"), "JSON operator ->>", "json_text(expr, path)"),
     (re.compile(r"(?<![-=<])->(?!>)"), "JSON operator ->", "json_get(expr, path) / json_list"),
     (re.compile(r"::"), "cast operator ::", "cast(x as type)"),
-    (
-        re.compile(r"\bvarchar\b", re.IGNORECASE),
-        "type varchar",
-        "string (both engines) or dbt.type_string()",
-    ),
-    (re.compile(r"\bhugeint\b", re.IGNORECASE), "type hugeint", "bigint or decimal(38, 0)"),
+    (_word("varchar"), "type varchar", "string (both engines) or dbt.type_string()"),
+    (_word("hugeint"), "type hugeint", "bigint or decimal(38, 0)"),
     (re.compile(r"\bjson\s*\[\s*\]", re.IGNORECASE), "type json[]", "json_list(expr, path)"),
     (re.compile(r"\[\s*\]"), "list type []", "a dispatched macro"),
+    (_call("list"), "aggregate list()", "agg_list_ordered / agg_distinct_sorted"),
+    (_call(r"list_\w+"), "list_* function", "a dispatched macro (list_transform, ...)"),
+    (_call("struct_pack"), "struct_pack()", "a dispatched macro"),
+    (_call("unnest"), "unnest()", "unnest_join(list, alias, value, ordinal)"),
+    (_word(r"with\s+ordinality"), "with ordinality", "unnest_join(..., ordinal)"),
+    (_word("unpivot"), "unpivot", "a dispatched macro"),
     (
-        re.compile(r"\blist\s*\(", re.IGNORECASE),
-        "aggregate list()",
-        "agg_list_ordered / agg_distinct_sorted",
-    ),
-    (
-        re.compile(r"\blist_\w+\s*\(", re.IGNORECASE),
-        "list_* function",
-        "a dispatched macro (list_transform, ...)",
-    ),
-    (re.compile(r"\bstruct_pack\s*\(", re.IGNORECASE), "struct_pack()", "a dispatched macro"),
-    (
-        re.compile(r"\bunnest\s*\(", re.IGNORECASE),
-        "unnest()",
-        "unnest_join(list, alias, value, ordinal)",
-    ),
-    (
-        re.compile(r"\bwith\s+ordinality\b", re.IGNORECASE),
-        "with ordinality",
-        "unnest_join(..., ordinal)",
-    ),
-    (re.compile(r"\bunpivot\b", re.IGNORECASE), "unpivot", "a dispatched macro"),
-    (
-        re.compile(
-            r"\bjson_(?!text\b|get\b|list\b|array_length_at\b|object_text\b|to_text_array\b)\w+\s*\(",
-            re.IGNORECASE,
-        ),
+        _call(r"json_(?!text\b|get\b|list\b|array_length_at\b|object_text\b|to_text_array\b)\w+"),
         "json_* function",
         "the macros of macros/json.sql and macros/engine/",
     ),
-    (re.compile(r"\blen\s*\(", re.IGNORECASE), "len()", "array_size(list)"),
+    (_call("len"), "len()", "array_size(list)"),
+    (_call("arg_(?:max|min)"), "arg_max/arg_min()", "the arg_min macro"),
+    (_word("lambda"), "DuckDB lambda", "list_transform / a dispatched macro"),
     (
-        re.compile(r"\barg_(?:max|min)\s*\(", re.IGNORECASE),
-        "arg_max/arg_min()",
-        "the arg_min macro",
-    ),
-    (
-        re.compile(r"\blambda\b", re.IGNORECASE),
-        "DuckDB lambda",
-        "list_transform / a dispatched macro",
-    ),
-    (
-        re.compile(
-            r"\b(?:regexp_split_to_array|string_split|regexp_matches|string_agg|array_to_string|flatten|epoch_ms|make_timestamp)\s*\(",
-            re.IGNORECASE,
-        ),
+        _call(f"(?:{_DUCKDB_ONLY_FUNCTIONS})"),
         "DuckDB-only function",
         "regexp_split / split_on_char / regexp_contains / string_agg_ordered / list_join / flatten_lists",
     ),

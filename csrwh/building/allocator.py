@@ -21,7 +21,9 @@ against 104 s with the allocators as they were; 1 MiB: 105 / 107 s), and leaving
 let one real-corpora build reach 1,005 MiB. Set ``CSRWH_ALLOCATOR=default``
 to leave the allocators as they are; a variable the user set (``ARROW_DEFAULT_MEMORY_POOL``,
 ``MALLOC_ARENA_MAX``, ``MALLOC_MMAP_THRESHOLD_``) is respected. Only the ``csrwh build``
-command calls this: importing csrwh changes nothing.
+command calls this, as its first act: ``csrwh.cli`` tunes before its own imports when the command
+line runs ``build`` (:func:`tune_if_building`), so an eager import of Arrow anywhere below the CLI
+cannot undo it; importing csrwh changes nothing.
 """
 
 from __future__ import annotations
@@ -58,6 +60,13 @@ def tune_for_build() -> list[str]:
         ):
             applied.append(f"M_MMAP_THRESHOLD={MMAP_THRESHOLD_BYTES}")
     return applied
+
+
+def tune_if_building(args: list[str]) -> list[str]:
+    """:func:`tune_for_build` when ``args`` (the command line less the program) run ``build``:
+    the CLI's first act, before its imports, so no import can load Arrow first."""
+    command = next((arg for arg in args if not arg.startswith("-")), None)
+    return tune_for_build() if command == "build" else []
 
 
 def _mallopt():  # a ctypes function, or None

@@ -8,7 +8,14 @@ import typer
 from rich.markup import escape
 
 from csrwh import config
-from csrwh.cli.options import DataDirOpt, WarehouseOpt, _complete_corpus, console
+from csrwh.cli.options import (
+    CorporaArg,
+    DataDirOpt,
+    FetchCorporaArg,
+    WarehouseOpt,
+    _complete_corpus,
+    console,
+)
 from csrwh.errors import CsrwhError
 
 
@@ -29,9 +36,7 @@ def sample(
 
 
 def fetch(
-    corpora: list[str] | None = typer.Argument(
-        None, help="Corpora to fetch (default: all).", autocompletion=_complete_corpus
-    ),
+    corpora: list[str] | None = FetchCorporaArg,
     from_zip: Path | None = typer.Option(
         None, "--from-zip", help="ConvSearch: the main-part zip you downloaded by hand."
     ),
@@ -58,9 +63,7 @@ def fetch(
 
 
 def ingest(
-    corpora: list[str] | None = typer.Argument(
-        None, help="Corpora to ingest (default: all present).", autocompletion=_complete_corpus
-    ),
+    corpora: list[str] | None = CorporaArg,
     strict: bool = typer.Option(
         False, "--strict", help="Exit non-zero (3) if any record is rejected."
     ),
@@ -92,9 +95,7 @@ def ingest(
 
 
 def build(
-    corpora: list[str] | None = typer.Argument(
-        None, help="Corpora to ingest (default: all present).", autocompletion=_complete_corpus
-    ),
+    corpora: list[str] | None = CorporaArg,
     strict: bool = typer.Option(
         False, "--strict", help="Fail the build if any record is rejected."
     ),

@@ -3,6 +3,7 @@ after Great Expectations was loaded."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -56,9 +57,24 @@ def _click_exceptions() -> dict[str, tuple[type, ...]]:
     return {kind: tuple(classes) for kind, classes in found.items()}
 
 
+#: errno -> (what was refused, why, hint) of a path that is the wrong kind of thing for a write
+_WRONG_KIND_OF_PATH = {
+    errno.ENOTDIR: (
+        "cannot write",
+        "a part of that path is a file, not a folder",
+        "choose a path whose folders are folders (--out, --warehouse, --csv, …)",
+    ),
+    errno.EISDIR: ("cannot write", "it is a directory, not a file", "name a file, not a folder"),
+    errno.EEXIST: (
+        "cannot create",
+        "something is already there (a file where a folder is needed?)",
+        "choose a new path (--out, --warehouse, …)",
+    ),
+}
+
+
 def _os_error(exc: OSError) -> CsrwhError | None:
     """Known OS conditions as one line with a hint that fixes them."""
-    import errno
     import socket
     import urllib.error
 
@@ -72,21 +88,9 @@ def _os_error(exc: OSError) -> CsrwhError | None:
             f"cannot write{where}: {exc.strerror}",
             hint="choose a writable place (--warehouse, --out, CSRWH_DATA_DIR) or fix its permissions",
         )
-    if exc.errno == errno.ENOTDIR:
-        return CsrwhError(
-            f"cannot write{where}: a part of that path is a file, not a folder",
-            hint="choose a path whose folders are folders (--out, --warehouse, --csv, …)",
-        )
-    if exc.errno == errno.EISDIR:
-        return CsrwhError(
-            f"cannot write{where}: it is a directory, not a file",
-            hint="name a file, not a folder",
-        )
-    if exc.errno == errno.EEXIST:
-        return CsrwhError(
-            f"cannot create{where}: something is already there (a file where a folder is needed?)",
-            hint="choose a new path (--out, --warehouse, …)",
-        )
+    if exc.errno in _WRONG_KIND_OF_PATH:
+        refused, why, hint = _WRONG_KIND_OF_PATH[exc.errno]
+        return CsrwhError(f"{refused}{where}: {why}", hint=hint)
     if isinstance(exc, (urllib.error.URLError, socket.gaierror, ConnectionError, TimeoutError)):
         reason = getattr(exc, "reason", exc)
         return CsrwhError(

@@ -1,5 +1,5 @@
-"""What the commands share: the stderr console, the --data-dir / --warehouse options, corpus
-names through the corpus registry, and stdout for tables."""
+"""What the commands share: the stderr console, the CORPORA argument and the --data-dir /
+--warehouse options, corpus names through the corpus registry, and stdout for tables."""
 
 from __future__ import annotations
 
@@ -35,6 +35,13 @@ def _corpus_ids(names: list[str] | None) -> list[str]:
     return out
 
 
+def corpora_arg(help: str):
+    """The commands' optional CORPORA argument (names completed from the corpus registry)."""
+    return typer.Argument(None, help=help, autocompletion=_complete_corpus)
+
+
+FetchCorporaArg = corpora_arg("Corpora to fetch (default: all).")
+CorporaArg = corpora_arg("Corpora to ingest (default: all present).")
 DataDirOpt = typer.Option(
     None, "--data-dir", envvar="CSRWH_DATA_DIR", help="Corpora folder (default data/raw)."
 )

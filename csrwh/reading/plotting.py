@@ -1,7 +1,8 @@
 """Plotting helpers shared by the published figures (``csrwh.reading.figures``) and the report
 (``csrwh.reading.report``), below both: interval columns of a frame (Student's t, Wilson) and
 their error-bar lengths, label widths in the report's font, and a figure's fixed layout by
-margins in inches (which :func:`csrwh.reading.report.show_figure` keeps)."""
+margins in inches (which :func:`csrwh.reading.report.show_figure` keeps), and the black ticks that
+mark a paper's published values over the warehouse's bars."""
 
 from __future__ import annotations
 
@@ -59,6 +60,24 @@ def interval_errors(frame, value: str, prefix: str = "ci95"):
     low = frame[f"{prefix}_low"].fill_null(float("nan")).to_numpy()
     high = frame[f"{prefix}_high"].fill_null(float("nan")).to_numpy()
     return [np.nan_to_num(centre - low), np.nan_to_num(high - centre)]
+
+
+def mark_published(
+    ax, points: Iterable[tuple[Any, Any]], size: float, label: str | None, linewidths: float = 2
+) -> None:
+    """Mark the published values over a panel's bars: a black tick at each ``(x, value)`` of
+    ``points`` whose value is known (None: not published), labelled ``label`` in the legend."""
+    known = [(x, y) for x, y in points if y is not None]
+    if known:
+        ax.scatter(
+            *zip(*known),
+            marker="_",
+            s=size,
+            color="black",
+            linewidths=linewidths,
+            zorder=3,
+            label=label,
+        )
 
 
 def text_inches(labels: Iterable[Any], fontsize: float) -> float:

@@ -95,3 +95,34 @@ def test_csrwh_build_applies_them_before_it_builds(tmp_path: Path) -> None:
         """
     )
     assert out["pool"] == "system"
+
+
+ENTRY = """
+    import json, os, sys
+
+    sys.argv = ["csrwh", *ARGS]
+    seen = {}
+
+    class Watch:  # notes the pool setting when pyarrow is first imported, by whoever
+        def find_spec(self, name, path=None, target=None):
+            if name == "pyarrow" and "pool" not in seen:
+                seen["pool"] = os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
+            return None
+
+    sys.meta_path.insert(0, Watch())
+    import csrwh.cli  # the entry point's module: `csrwh` runs csrwh.cli:main
+    import pyarrow  # noqa: F401 - the first import of Arrow, if the entry did not import it
+    print(json.dumps(seen))
+"""
+
+
+def test_the_cli_entry_tunes_for_build_before_anything_imports_arrow() -> None:
+    """`csrwh build` tunes as the CLI's first act, before the entry's own imports: a module
+    below the CLI that imports pyarrow eagerly would otherwise fix mimalloc as Arrow's pool."""
+    out = _run(ENTRY.replace("*ARGS", "'build', '--data-dir', 'x'"))
+    assert out == {"pool": "system"}
+
+
+def test_the_cli_entry_leaves_other_commands_alone() -> None:
+    out = _run(ENTRY.replace("*ARGS", "'sql', 'build'"))
+    assert out == {"pool": None}

@@ -25,11 +25,10 @@ import math
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-Rows = list[dict[str, Any]]
+from report_oracle.common import Rows, rows
 
 MODELS_YML = (
     Path(__file__).resolve().parents[3] / "models" / "marts" / "reports" / "_reports__models.yml"
@@ -42,12 +41,6 @@ def bootstrap_settings() -> tuple[int, int]:
     samples = re.search(r"var\('agreement_bootstrap_samples', (\d+)\)", text)
     seed = re.search(r"var\('agreement_bootstrap_seed', (\d+)\)", text)
     return int(samples.group(1)), int(seed.group(1))
-
-
-def _rows(con, sql: str) -> Rows:
-    cur = con.execute(sql)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
 def _percentile(values: list[float], p: float) -> float:
@@ -125,7 +118,7 @@ def _intent_rows(con, subset_of: dict[str, str], samples: int, seed: int) -> Row
     labels: dict[tuple, dict[tuple, dict[str, set]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(set))
     )
-    for r in _rows(
+    for r in rows(
         con,
         """select corpus, label_scheme, conversation_id, turn_index, annotator, raw_label
                            from intents where source = 'human' and is_primary""",
@@ -233,7 +226,7 @@ def _unit_order(unit: tuple) -> tuple:
 
 def _rating_rows(con, subset_of: dict[str, str], samples: int, seed: int) -> Rows:
     values: dict[tuple, dict[tuple, dict[tuple, float]]] = defaultdict(lambda: defaultdict(dict))
-    for r in _rows(
+    for r in rows(
         con,
         """select corpus, aspect, conversation_id, turn_index, item_id, rater_kind, rater_id, value
                            from ratings where value is not null""",
@@ -268,7 +261,7 @@ def expected_annotator_agreement(con) -> Rows:
     samples, seed = bootstrap_settings()
     subset_of = {
         r["conversation_id"]: r["subset"]
-        for r in _rows(con, "select conversation_id, subset from conversations")
+        for r in rows(con, "select conversation_id, subset from conversations")
     }
     out = []
     for r in _intent_rows(con, subset_of, samples, seed) + _rating_rows(

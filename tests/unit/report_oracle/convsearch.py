@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from typing import Any
 
+from report_oracle.common import Rows, rows
 from report_oracle.intervals import wilson
-
-Rows = list[dict[str, Any]]
 
 TABLE1 = (
     "# Dialogues",
@@ -26,25 +24,19 @@ TABLE1 = (
 )
 
 
-def _rows(con, sql: str) -> Rows:
-    cur = con.execute(sql)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
-
-
 def _mean(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
 def expected_basic_statistics(con) -> Rows:
-    dialogues = _rows(
+    dialogues = rows(
         con, "select n_turns, n_merged_turns from conversations where corpus = 'convsearch'"
     )
     if not dialogues:
         return []
     n = len(dialogues)
-    queries = _rows(con, "select has_click, n_words from search_queries")
-    landing = _rows(con, "select landing_page_view_id from landing_page_views")
+    queries = rows(con, "select has_click, n_words from search_queries")
+    landing = rows(con, "select landing_page_view_id from landing_page_views")
     values = [
         n,
         _mean([d["n_turns"] for d in dialogues]),
@@ -63,7 +55,7 @@ def expected_basic_statistics(con) -> Rows:
 def expected_topics(con) -> Rows:
     topics = Counter(
         r["domain_or_task"]
-        for r in _rows(con, "select domain_or_task from conversations where corpus = 'convsearch'")
+        for r in rows(con, "select domain_or_task from conversations where corpus = 'convsearch'")
     )
     total = sum(topics.values())
     return [
@@ -76,7 +68,7 @@ def expected_annotations(con) -> Rows:
     counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
     kinds: dict[tuple[str, str], set] = defaultdict(set)
     scale: dict[tuple[str, str], tuple[int, int]] = {}
-    for r in _rows(
+    for r in rows(
         con,
         """select aspect, rater_kind, turn_index, item_id, value, scale_min, scale_max
                            from ratings where corpus = 'convsearch' and value is not null""",
@@ -110,14 +102,12 @@ def expected_annotations(con) -> Rows:
 
 
 def expected_click_ratio(con) -> Rows:
-    n_serps = len(_rows(con, "select serp_view_id from serp_views"))
+    n_serps = len(rows(con, "select serp_view_id from serp_views"))
     if not n_serps:
         return []
     clicked: dict[int, set] = defaultdict(set)
     clicks = Counter()
-    for r in _rows(
-        con, "select serp_view_id, rank from result_clicks where click_type = 'content'"
-    ):
+    for r in rows(con, "select serp_view_id, rank from result_clicks where click_type = 'content'"):
         if r["rank"] is None or r["rank"] < 1:
             continue
         position = min(r["rank"], 11)
@@ -185,10 +175,10 @@ TABLES: dict = {
 def published_value(con, figure_id: str) -> float | None:
     m = re.fullmatch(r"convsearch\.topic\.(.+)", figure_id)
     if m:
-        rows = expected_topics(con)
+        topics = expected_topics(con)
         return (
-            float(sum(r["percent_of_dialogues"] for r in rows if r["topic"] == m.group(1)))
-            if rows
+            float(sum(r["percent_of_dialogues"] for r in topics if r["topic"] == m.group(1)))
+            if topics
             else None
         )
     m = re.fullmatch(r"convsearch\.table2\.(.+)\.(\d+)", figure_id)

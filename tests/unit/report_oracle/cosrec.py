@@ -14,17 +14,9 @@ import re
 import statistics
 from collections import Counter, defaultdict
 from fractions import Fraction
-from typing import Any
 
+from report_oracle.common import Rows, rows
 from report_oracle.intervals import t_interval
-
-Rows = list[dict[str, Any]]
-
-
-def _rows(con, sql: str) -> Rows:
-    cur = con.execute(sql)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
 def _quality(con) -> tuple[dict[str, dict[str, Fraction]], dict[str, str], tuple[int, int] | None]:
@@ -32,7 +24,7 @@ def _quality(con) -> tuple[dict[str, dict[str, Fraction]], dict[str, str], tuple
     conversation -> subset; the scale (min, max)."""
     values: dict[str, dict[str, list[Fraction]]] = defaultdict(lambda: defaultdict(list))
     scale = None
-    for r in _rows(
+    for r in rows(
         con,
         """select conversation_id, aspect, value, scale_min, scale_max from ratings
                            where corpus = 'cosrec' and rater_kind = 'crowd' and turn_index is null
@@ -43,7 +35,7 @@ def _quality(con) -> tuple[dict[str, dict[str, Fraction]], dict[str, str], tuple
     means = {c: {a: sum(v) / len(v) for a, v in aspects.items()} for c, aspects in values.items()}
     subset = {
         r["conversation_id"]: r["subset"]
-        for r in _rows(
+        for r in rows(
             con, "select conversation_id, subset from conversations where corpus = 'cosrec'"
         )
     }
@@ -96,7 +88,7 @@ def expected_aspect_histogram(con) -> Rows:
 
 def expected_judgments_histogram(con) -> Rows:
     per_intent: dict[str, Counter] = defaultdict(Counter)
-    for r in _rows(
+    for r in rows(
         con, "select intent_id, grade from relevance_judgments where intent_id is not null"
     ):
         per_intent[r["intent_id"]][int(r["grade"])] += 1

@@ -16,7 +16,7 @@ import weakref
 from collections import Counter, defaultdict
 from typing import Any
 
-Rows = list[dict[str, Any]]
+from report_oracle.common import Rows, correlation, rows
 
 ALL = "(all)"
 MAX_WORDS, ITERATIONS, SEED = 7012, 100, 42
@@ -33,14 +33,8 @@ RECALL_AT_10 = {
 }
 
 
-def _rows(con, sql: str) -> Rows:
-    cur = con.execute(sql)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
-
-
 def _dialogues(con) -> Rows:
-    return _rows(
+    return rows(
         con,
         """select conversation_id, subset, system_id, user_id, user_sentiment, n_turns,
                                 source_path, source_record_index
@@ -54,7 +48,7 @@ def _dialogues(con) -> Rows:
 def expected_dialogue_stats(con) -> Rows:
     dialogues = _dialogues(con)
     words = defaultdict(list)
-    for r in _rows(con, "select conversation_id, n_words from turns where corpus = 'crsarena'"):
+    for r in rows(con, "select conversation_id, n_words from turns where corpus = 'crsarena'"):
         words[r["conversation_id"]].append(r["n_words"])
     groups = defaultdict(list)
     for d in dialogues:
@@ -92,7 +86,7 @@ def expected_dialogue_stats(con) -> Rows:
 
 def expected_battle_counts(con) -> Rows:
     dialogues = _dialogues(con)
-    votes = _rows(con, "select environment, user_id, system_a, system_b, winner from votes")
+    votes = rows(con, "select environment, user_id, system_a, system_b, winner from votes")
     voters = {(d["subset"], d["user_id"]) for d in dialogues}
     systems = (
         {v["system_a"] for v in votes}
@@ -149,7 +143,7 @@ def expected_tie_shares(con) -> Rows:
 def vote_result_per_dialogue(con) -> dict[str, str]:
     """tool/merge.py's rule, from plain rows: same environment and user, the dialogue's CRS as
     crs1 or crs2, later copies of a (user, crs1, crs2, vote) dropped."""
-    votes = _rows(
+    votes = rows(
         con,
         """select environment, user_id, system_a, system_b, winner, vote_id,
                                  cast(split_part(vote_id, ':', 3) as integer) as position
@@ -243,7 +237,7 @@ def distinct_plain(lines: list[str]) -> tuple[float, float]:
 
 
 def _utterances(con) -> Rows:
-    return _rows(
+    return rows(
         con,
         """select c.subset, c.system_id, c.conversation_id, t.role, t.text
                          from turns t join conversations c on t.conversation_id = c.conversation_id
@@ -376,29 +370,6 @@ TABLES: dict = {
 # --------------------------------------------------------------------------- published figures
 
 
-def _ranks(values: list[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
-def _spearman(x: list[float], y: list[float]) -> float | None:
-    if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
-        return None
-    rx, ry = _ranks(x), _ranks(y)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    return sxy / (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
-
-
 def _stat(env: str, system: str, column: str) -> Any:
     return lambda con: next(
         (
@@ -456,7 +427,7 @@ def published_value(con, figure_id: str) -> float | None:
         return distinct_dataset(lines)[1] if lines else None
     board = {
         (r["environment"], r["system_id"]): r
-        for r in _rows(
+        for r in rows(
             con, "select environment, system_id, elo, satisfaction_rate from crs_leaderboard"
         )
     }
@@ -472,14 +443,18 @@ def published_value(con, figure_id: str) -> float | None:
             for (e, s), r in board.items()
             if e == "global" and r["elo"] is not None and shares.get(s) is not None
         )
-        return _spearman(
-            [board[("global", s)]["elo"] for s in systems], [shares[s] for s in systems]
+        return correlation(
+            [board[("global", s)]["elo"] for s in systems],
+            [shares[s] for s in systems],
+            "spearman",
         )
     if figure_id == "crsarena.corr.wang2023":
         systems = sorted(
             s for s in RECALL_AT_10 if board.get(("global", s), {}).get("elo") is not None
         )
-        return _spearman(
-            [board[("global", s)]["elo"] for s in systems], [RECALL_AT_10[s] for s in systems]
+        return correlation(
+            [board[("global", s)]["elo"] for s in systems],
+            [RECALL_AT_10[s] for s in systems],
+            "spearman",
         )
     return None

@@ -10,12 +10,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from report_oracle.common import Rows, rows
 from report_oracle.recllmsim_expected import (
     ASPECT_OF_SLUG,
-    Rows,
     _facts,
     _mean,
-    _rows,
     expected_profile_labels,
     expected_quality_by_chat_model,
     expected_quality_by_strategy,
@@ -178,13 +177,13 @@ def _quality_by_user_turns(con, aspect: str, turns: int) -> tuple[int, float | N
     """`quality_by_length` recomputed: conversation-level ratings of the aspect by user messages."""
     n_user = {
         r["conversation_id"]: r["n_user_turns"]
-        for r in _rows(
+        for r in rows(
             con,
             "select conversation_id, n_user_turns from conversations where corpus = 'recllmsim'",
         )
     }
     values, ids = [], set()
-    for r in _rows(
+    for r in rows(
         con,
         f"""select conversation_id, value from ratings where corpus = 'recllmsim' and aspect = '{aspect}'
                             and turn_index is null and item_id is null""",

@@ -17,9 +17,8 @@ import weakref
 from collections import Counter, defaultdict
 from typing import Any
 
+from report_oracle.common import Rows, rows
 from report_oracle.intervals import t_interval
-
-Rows = list[dict[str, Any]]
 
 SCORE_ASPECTS = {  # warehouse aspect -> the scripts' name (0..2 scores)
     "Detail Level": "Detail Level",
@@ -35,12 +34,6 @@ ASSISTANT = ("Detail Level", "Practical Usefulness", "Diversity")
 ASPECT_OF_SLUG = {
     a.lower().replace(" ", "_").replace("-", "_"): a for a in set(SCORE_ASPECTS.values())
 }
-
-
-def _rows(con, sql: str) -> Rows:
-    cur = con.execute(sql)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
 def _mean(values: list[float]) -> float | None:
@@ -59,7 +52,7 @@ def _facts(con) -> dict[str, Any]:
     scores; plus its final labels and profile labels. Cached per connection."""
     if con in _CACHE:
         return _CACHE[con]
-    conversations = _rows(
+    conversations = rows(
         con,
         """select conversation_id, user_id, subset, domain_or_task, system_id, task_description,
                                          n_turns, n_user_turns, n_system_turns, source_attributes, profile
@@ -69,7 +62,7 @@ def _facts(con) -> dict[str, Any]:
     tokens_known = {"n_tokens", "n_tokens_translation"} <= turn_columns
     tokens: dict[str, list] = defaultdict(list)
     if tokens_known:
-        for t in _rows(
+        for t in rows(
             con,
             """select conversation_id, role, text_translation, n_tokens, n_tokens_translation
                                from turns where corpus = 'recllmsim'""",
@@ -77,7 +70,7 @@ def _facts(con) -> dict[str, Any]:
             n = t["n_tokens_translation"] if t["text_translation"] is not None else t["n_tokens"]
             tokens[t["conversation_id"]].append((t["role"], n))
     scores: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for r in _rows(
+    for r in rows(
         con,
         """select conversation_id, aspect, value from ratings
                            where corpus = 'recllmsim' and turn_index is null and item_id is null and value is not null""",
@@ -112,7 +105,7 @@ def _facts(con) -> dict[str, Any]:
         }
     labels = [
         r
-        for r in _rows(
+        for r in rows(
             con,
             """select conversation_id, scheme, dimension, label_value, label_number
                                        from behaviour_labels where corpus = 'recllmsim' and is_final""",
@@ -387,7 +380,7 @@ def expected_quality_by_user_turns_binned(con) -> Rows:
     """Per rater kind: the largest user-turn count with >= 20 rated conversations starts the
     pooled last bin; per (rater kind, aspect, bin) the conversations, ratings, mean and sd of
     value_normalized and its t interval; drawn when the bin has >= 20 conversations."""
-    rated = _rows(
+    rated = rows(
         con,
         """select r.rater_kind, r.aspect, r.conversation_id, c.n_user_turns, r.value_normalized
                           from ratings r join conversations c on r.conversation_id = c.conversation_id

@@ -13,6 +13,16 @@ import importlib
 from types import ModuleType
 
 
+def write_tables(R, tables: dict, corpus: str, present: bool) -> bool:
+    """Write each of ``tables`` (name -> frame) as one of the report's CSVs; when ``corpus`` is
+    not in the warehouse, say so in its section and return False (nothing more to show)."""
+    for name, frame in tables.items():
+        R.write_table(frame, name)
+    if not present:
+        R.show_absent(corpus)
+    return present
+
+
 def corpus_renderer(corpus: str) -> ModuleType:
     """The rendering module of ``corpus``."""
     return importlib.import_module(f"csrwh.reading.figures.render.{corpus}")

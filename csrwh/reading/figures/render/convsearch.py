@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from csrwh.reading.figures import convsearch
 from csrwh.reading.figures.published import published_values
-from csrwh.reading.plotting import interval_errors, margins, text_inches, with_wilson_interval
+from csrwh.reading.figures.render import write_tables
+from csrwh.reading.plotting import (
+    interval_errors,
+    margins,
+    mark_published,
+    text_inches,
+    with_wilson_interval,
+)
 
 
 def render(con, R, present: bool) -> None:
@@ -67,18 +74,12 @@ def render(con, R, present: bool) -> None:
         color="#4f8a3c",
         label="warehouse",
     )
-    pub = [(i, published.get(f"convsearch.topic.{t}")) for i, t in enumerate(names)]
-    pub = [(i, y) for i, y in pub if y is not None]
-    if pub:
-        ax.scatter(
-            *zip(*pub),
-            marker="_",
-            s=200,
-            color="black",
-            linewidths=2,
-            zorder=3,
-            label="published (Figure 2)",
-        )
+    mark_published(
+        ax,
+        [(i, published.get(f"convsearch.topic.{t}")) for i, t in enumerate(names)],
+        200,
+        "published (Figure 2)",
+    )
     ax.set_xticks(range(len(names)), labels, rotation=30, ha="right")
     ax.set_ylabel("% of dialogues")
     ax.set_xlabel("topic (topic_user)")
@@ -96,21 +97,15 @@ def render(con, R, present: bool) -> None:
             capsize=2,
             error_kw={"elinewidth": 0.8},
         )
-        pub = [
-            (i, published.get(f"convsearch.click_ratio.{p}"))
-            for i, p in enumerate(clicks["position"].to_list())
-        ]
-        pub = [(i, y) for i, y in pub if y is not None]
-        if pub:
-            ax.scatter(
-                *zip(*pub),
-                marker="_",
-                s=150,
-                color="black",
-                linewidths=2,
-                zorder=3,
-                label="published (Figure 4b)",
-            )
+        mark_published(
+            ax,
+            [
+                (i, published.get(f"convsearch.click_ratio.{p}"))
+                for i, p in enumerate(clicks["position"].to_list())
+            ],
+            150,
+            "published (Figure 4b)",
+        )
         ax.set_xticks(x, clicks["position"].to_list())
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_xlabel("ranking position of the clicked result")
@@ -202,10 +197,7 @@ def render_search_behaviour(con, R, present: bool, color: str = "#2f5d8a") -> No
     import polars as pl
 
     tables = convsearch.search_behaviour_tables(R, con)
-    for name, frame in tables.items():
-        R.write_table(frame, name)
-    if not present:
-        R.show_absent("convsearch")
+    if not write_tables(R, tables, "convsearch", present):
         return
     per_dialogue = tables["convsearch_search_behaviour"]
     ctr = tables["convsearch_click_through_by_rank"]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from csrwh.reading.figures import cosrec
 from csrwh.reading.figures.published import published_values
-from csrwh.reading.plotting import margins, text_inches, with_mean_interval
+from csrwh.reading.figures.render import write_tables
+from csrwh.reading.plotting import margins, mark_published, text_inches, with_mean_interval
 
 
 def render(con, R, present: bool) -> None:
@@ -51,21 +52,15 @@ def render(con, R, present: bool) -> None:
             edgecolor="white",
             label="warehouse",
         )
-        marks = [
-            (lo + 0.25, published.get(f"cosrec.avg_quality.{lo:.1f}-{hi:.1f}"))
-            for lo, hi in zip(lows, highs)
-        ]
-        marks = [(x, y) for x, y in marks if y is not None]
-        if marks:
-            ax.scatter(
-                *zip(*marks),
-                marker="_",
-                s=260,
-                color="black",
-                linewidths=2,
-                zorder=3,
-                label="README figure",
-            )
+        mark_published(
+            ax,
+            [
+                (lo + 0.25, published.get(f"cosrec.avg_quality.{lo:.1f}-{hi:.1f}"))
+                for lo, hi in zip(lows, highs)
+            ],
+            260,
+            "README figure",
+        )
         ax.set_xticks(np.append(lows, highs[-1]))
         ax.set_xlabel("average rating (mean of the four aspect means)")
         ax.set_ylabel("conversations")
@@ -86,21 +81,16 @@ def render(con, R, present: bool) -> None:
                 color=colors[i % len(colors)],
                 label=name,
             )
-            pub = [
-                (xx, published.get(f"cosrec.aspect_rating.{name}.{r}"))
-                for xx, r in zip(x, part["rating"].to_list())
-            ]
-            pub = [(xx, y) for xx, y in pub if y is not None]
-            if pub:
-                ax.scatter(
-                    *zip(*pub),
-                    marker="_",
-                    s=60,
-                    color="black",
-                    linewidths=1.5,
-                    zorder=3,
-                    label="README figure" if i == 0 else None,
-                )
+            mark_published(
+                ax,
+                [
+                    (xx, published.get(f"cosrec.aspect_rating.{name}.{r}"))
+                    for xx, r in zip(x, part["rating"].to_list())
+                ],
+                60,
+                "README figure" if i == 0 else None,
+                linewidths=1.5,
+            )
         ax.set_xticks(sorted(set(aspects["rating"].to_list())))
         ax.set_xlabel("rating (mean over annotators, rounded half to even)")
         ax.set_ylabel("conversations")
@@ -189,21 +179,16 @@ def render(con, R, present: bool) -> None:
             color=colors[grade],
             label=cosrec.GRADE_LABELS[grade],
         )
-        pub = [
-            (xx, published.get(f"cosrec.judgments_per_intent.{grade}.{lo}-{lo + 25}"))
-            for xx, lo in zip(x, part["bin_lower"].to_list())
-        ]
-        pub = [(xx, y) for xx, y in pub if y is not None]
-        if pub:
-            ax.scatter(
-                *zip(*pub),
-                marker="_",
-                s=50,
-                color="black",
-                linewidths=1.5,
-                zorder=3,
-                label="README figure" if grade == 2 else None,
-            )
+        mark_published(
+            ax,
+            [
+                (xx, published.get(f"cosrec.judgments_per_intent.{grade}.{lo}-{lo + 25}"))
+                for xx, lo in zip(x, part["bin_lower"].to_list())
+            ],
+            50,
+            "README figure" if grade == 2 else None,
+            linewidths=1.5,
+        )
     top = int(judgments["bin_upper"].max())
     ax.set_xticks(range(0, top + 1, 25))
     ax.set_xlabel("relevance judgments of the grade per intent (bins of 25)")
@@ -235,12 +220,9 @@ def render_judgments(con, R, present: bool) -> None:
     import polars as pl
 
     tables = cosrec.judgment_tables(R, con)
-    for name, frame in tables.items():
-        R.write_table(frame, name)
-    grades, per_topic = tables["cosrec_relevance_grades"], tables["cosrec_judged_items_per_topic"]
-    if not present:
-        R.show_absent("cosrec")
+    if not write_tables(R, tables, "cosrec", present):
         return
+    grades, per_topic = tables["cosrec_relevance_grades"], tables["cosrec_judged_items_per_topic"]
     if grades.is_empty():
         R.show_html(
             "<p>No relevance judgments in this warehouse (they come with CoSRec-Curated).</p>"

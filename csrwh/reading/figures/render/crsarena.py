@@ -11,6 +11,7 @@ import polars as pl
 from csrwh.measures.stats import mean_interval, wilson_interval
 from csrwh.reading.figures import crsarena
 from csrwh.reading.figures.published import published_texts, published_values
+from csrwh.reading.figures.render import write_tables
 from csrwh.reading.plotting import margins, text_inches
 
 ENV_COLORS = {"open": "#2f5d8a", "closed": "#c0504d", "combined": "#4f8a3c"}
@@ -23,10 +24,7 @@ def render(con, R, present: bool) -> None:
     import matplotlib.pyplot as plt
 
     tables = crsarena.tables(R, con)
-    for name, frame in tables.items():
-        R.write_table(frame, name)
-    if not present:
-        R.show_absent(crsarena.NAME)
+    if not write_tables(R, tables, crsarena.NAME, present):
         return
     _render_dialogues(R, plt, tables["crsarena_dialogue_stats"])
     _render_battles(R, plt, tables["crsarena_battle_counts"], tables["crsarena_tie_shares"])
@@ -328,10 +326,7 @@ def render_overview(con, R, present: bool) -> None:
     import matplotlib.pyplot as plt
 
     tables = crsarena.overview_tables(R, con, present)
-    for name, frame in tables.items():
-        R.write_table(frame, name)
-    if not present:
-        R.show_absent(crsarena.NAME)
+    if not write_tables(R, tables, crsarena.NAME, present):
         return
     conversations = tables["crsarena_conversations"]
     leaderboard = tables["crsarena_leaderboard"]

@@ -9,6 +9,7 @@ import polars as pl
 
 from csrwh.measures.stats import mean_interval
 from csrwh.reading.figures import recllmsim
+from csrwh.reading.figures.render import write_tables
 from csrwh.reading.figures.render.recllmsim_length import render_quality_by_user_turns
 from csrwh.reading.plotting import margins, text_inches
 
@@ -35,10 +36,7 @@ def render(con, R, present: bool) -> None:
     import matplotlib.pyplot as plt
 
     tables = recllmsim.tables(R, con)
-    for name, frame in tables.items():
-        R.write_table(frame, name)
-    if not present:
-        R.show_absent("recllmsim")
+    if not write_tables(R, tables, "recllmsim", present):
         return
     _render_task_statistics(R, plt, tables["recllmsim_task_statistics"])
     _render_quality_by_chat_model(R, plt, tables["recllmsim_quality_by_chat_model"])

@@ -5,6 +5,7 @@ by the number of user messages, table and plot."""
 from __future__ import annotations
 
 from csrwh.reading.figures.recllmsim import MIN_CONVERSATIONS, quality_by_user_turns_tables
+from csrwh.reading.figures.render import write_tables
 from csrwh.reading.plotting import margins
 
 
@@ -16,12 +17,9 @@ def render_quality_by_user_turns(con, R, present: bool) -> None:
     import polars as pl
 
     tables = quality_by_user_turns_tables(R, con)
-    for name, frame in tables.items():
-        R.write_table(frame, name)
-    qbl, qbl_binned = tables.values()
-    if not present:
-        R.show_absent("recllmsim")
+    if not write_tables(R, tables, "recllmsim", present):
         return
+    qbl, qbl_binned = tables.values()
     if qbl.is_empty():
         R.show_html("<p>No conversation-level RecLLMSim ratings in this warehouse.</p>")
         return
