@@ -145,29 +145,37 @@ def segmented_word_count(
 # ---------------------------------------------------------------------------------------
 
 #: :func:`is_chinese`'s three patterns in RE2 syntax (Arrow's compute kernels).
-_RE2_HAN = r"\p{Han}"
-_RE2_LETTER = r"\p{L}"
+_RE2_NOT_HAN = r"[^\p{Han}]+"
+_RE2_NOT_LETTER = r"\P{L}+"
 _RE2_KANA = r"[\p{Hiragana}\p{Katakana}]"
 
 
 def chinese_mask(texts, min_han_share: float = DEFAULT_MIN_HAN_SHARE):
     """:func:`is_chinese` of each text of an Arrow string array, as a boolean array (NULL
-    text: false), computed by Arrow's compiled regex kernels a whole batch at a time.
+    text: false), computed by Arrow's compiled regex kernels a whole batch at a time (without
+    the GIL). As in :func:`is_chinese`, ASCII texts are not searched; the others' Han
+    characters and letters are counted as the length of what is left once every other
+    character is removed (one regex pass each).
 
     A text whose Han characters have no letter beside them (only Han-script numerals or
-    radicals: ``is_chinese`` would divide by zero) is Chinese."""
+    radicals) is Chinese, as in :func:`is_chinese`."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     texts = pc.cast(texts, pa.large_string())
-    han = pc.count_substring_regex(texts, _RE2_HAN)
-    letters = pc.count_substring_regex(texts, _RE2_LETTER)
+    others = pc.invert(pc.fill_null(pc.string_is_ascii(texts), True))
+    rest = pc.filter(texts, others)
+    han = pc.utf8_length(pc.replace_substring_regex(rest, _RE2_NOT_HAN, ""))
+    letters = pc.utf8_length(pc.replace_substring_regex(rest, _RE2_NOT_LETTER, ""))
     share = pc.divide(pc.cast(han, pa.float64()), pc.cast(letters, pa.float64()))
     chinese = pc.and_(
-        pc.and_(pc.greater(han, 0), pc.greater_equal(share, min_han_share)),
-        pc.invert(pc.match_substring_regex(texts, _RE2_KANA)),
+        pc.and_(
+            pc.greater(han, 0),
+            pc.or_(pc.equal(letters, 0), pc.greater_equal(share, min_han_share)),
+        ),
+        pc.invert(pc.match_substring_regex(rest, _RE2_KANA)),
     )
-    return pc.fill_null(chinese, False)
+    return pc.replace_with_mask(pa.nulls(len(texts), pa.bool_()).fill_null(False), others, chinese)
 
 
 def segmented_words(texts, segmented):
