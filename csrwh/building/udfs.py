@@ -187,10 +187,16 @@ def register_spark(spark) -> None:
     each function a batch of rows as Arrow arrays, as DuckDB does). Spark's Python workers run
     this interpreter (``PYSPARK_PYTHON``, set by csrwh.building.spark), so they import the same
     csrwh."""
+    import warnings
+
     from pyspark.sql.functions import ArrowUDFType, arrow_udf
 
-    for spec in FUNCTIONS:
-        spark.udf.register(spec.name, arrow_udf(spec.function, spec.returns, ArrowUDFType.SCALAR))
+    with warnings.catch_warnings():
+        # the UDF type is given, not read from type hints (which pyspark prefers)
+        warnings.filterwarnings("ignore", message="It is preferred to specify type hints")
+        for spec in FUNCTIONS:
+            udf = arrow_udf(spec.function, spec.returns, ArrowUDFType.SCALAR)
+            spark.udf.register(spec.name, udf)
 
 
 try:  # dbt-duckdb's plugin base class (absent where only the Spark engine is installed)

@@ -124,7 +124,8 @@ classified as (
 
 ),
 
-measured as (
+-- read twice (words, tokens by text key; tokens by translation key): measured once
+measured as {{ cte_materialized() }} (
 
     select
         text_key,
