@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -147,6 +148,8 @@ def run_dbt_spark(
     (work / "log4j2.properties").write_text(_LOG4J, encoding="utf-8")
     os.environ["CSRWH_SPARK_DIR"] = str(work)
     os.environ["CSRWH_SPARK_RAW_DIR"] = str(raw_dir)
+    # Spark's Python workers (the UDFs of csrwh.building.udfs) run this interpreter
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
     # dbt's own artefacts (manifest, partial parse) apart from the DuckDB builds'
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(dbt_runner.dbt_target_path() / "spark")
@@ -282,6 +285,8 @@ def spark_build(
                     f"{out} was left untouched",
                     hint=f"see {log_file}",
                 )
+            # the Python functions the SQL models call, on the same SparkSession
+            _register_udfs()
             outcome = run_dbt_spark(
                 args,
                 work,
@@ -411,6 +416,15 @@ def _publish(work: Path, out: Path, marts: list[str], build_id: str) -> None:
     if out.exists():
         os.replace(out, work / "replaced")
     os.replace(new, out)
+
+
+def _register_udfs() -> None:
+    """Register csrwh.building.udfs' functions on the SparkSession dbt-spark started."""
+    from pyspark.sql import SparkSession
+
+    from csrwh.building.udfs import register_spark
+
+    register_spark(SparkSession.builder.getOrCreate())
 
 
 def _stop_spark() -> None:

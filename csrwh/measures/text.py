@@ -45,13 +45,16 @@ import regex
 
 __all__ = [
     "TiktokenDefinition",
+    "chinese_mask",
     "cl100k_base",
     "is_chinese",
     "segment",
     "segmented_word_count",
+    "segmented_words",
     "shipped_cl100k_path",
     "tiktoken_cl100k_definition",
     "token_count",
+    "token_counts",
     "whitespace_word_count",
 ]
 
@@ -85,7 +88,8 @@ def is_chinese(text: str | None, min_han_share: float = DEFAULT_MIN_HAN_SHARE) -
     if han == 0:
         return False
     letters = sum(map(len, _LETTER_RUN.findall(text)))
-    return han / letters >= min_han_share and _KANA.search(text) is None
+    # no letter beside the Han characters (Han-script numerals, radicals only): Chinese
+    return (letters == 0 or han / letters >= min_han_share) and _KANA.search(text) is None
 
 
 _SEGMENTER_LOCK = threading.Lock()
@@ -133,6 +137,66 @@ def segmented_word_count(
     if is_chinese(text, min_han_share):
         return sum(map(_WORD_TOKENS.__getitem__, segment(text))), True
     return whitespace_word_count(text), False
+
+
+# ---------------------------------------------------------------------------------------
+# Vectorised: one Arrow array in, one out (the functions the build registers on its engine,
+# csrwh.building.udfs)
+# ---------------------------------------------------------------------------------------
+
+#: :func:`is_chinese`'s three patterns in RE2 syntax (Arrow's compute kernels).
+_RE2_NOT_HAN = r"[^\p{Han}]+"
+_RE2_NOT_LETTER = r"\P{L}+"
+_RE2_KANA = r"[\p{Hiragana}\p{Katakana}]"
+
+
+def chinese_mask(texts, min_han_share: float = DEFAULT_MIN_HAN_SHARE):
+    """:func:`is_chinese` of each text of an Arrow string array, as a boolean array (NULL
+    text: false), computed by Arrow's compiled regex kernels a whole batch at a time (without
+    the GIL). As in :func:`is_chinese`, ASCII texts are not searched; the others' Han
+    characters and letters are counted as the length of what is left once every other
+    character is removed (one regex pass each).
+
+    A text whose Han characters have no letter beside them (only Han-script numerals or
+    radicals) is Chinese, as in :func:`is_chinese`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    texts = pc.cast(texts, pa.large_string())
+    others = pc.invert(pc.fill_null(pc.string_is_ascii(texts), True))
+    rest = pc.filter(texts, others)
+    han = pc.utf8_length(pc.replace_substring_regex(rest, _RE2_NOT_HAN, ""))
+    letters = pc.utf8_length(pc.replace_substring_regex(rest, _RE2_NOT_LETTER, ""))
+    share = pc.divide(pc.cast(han, pa.float64()), pc.cast(letters, pa.float64()))
+    chinese = pc.and_(
+        pc.and_(
+            pc.greater(han, 0),
+            pc.or_(pc.equal(letters, 0), pc.greater_equal(share, min_han_share)),
+        ),
+        pc.invert(pc.match_substring_regex(rest, _RE2_KANA)),
+    )
+    return pc.replace_with_mask(pa.nulls(len(texts), pa.bool_()).fill_null(False), others, chinese)
+
+
+def segmented_words(texts, segmented):
+    """``n_words_segmented`` of each text (Arrow string array) given whether it is Chinese
+    (Arrow boolean array, :func:`chinese_mask`): segmenter words where ``segmented``, else
+    ``str.split()`` words; 0 for NULL or empty text. An int32 array."""
+    import pyarrow as pa
+
+    jieba = _segmenter()
+    word = _WORD_TOKENS.__getitem__
+    out = []
+    for text, chinese in zip(texts.to_pylist(), segmented.to_pylist(), strict=True):
+        if not text:
+            out.append(0)
+        elif chinese:
+            with _SEGMENTER_LOCK:
+                tokens = jieba.cut(text, False)
+            out.append(sum(map(word, tokens)))
+        else:
+            out.append(len(text.split()))
+    return pa.array(out, pa.int32())
 
 
 # ---------------------------------------------------------------------------------------
@@ -274,3 +338,10 @@ def token_count(texts: Iterable[str | None], threads: int | None = None) -> list
     chunks = [items[i : i + _TOKEN_CHUNK] for i in range(0, len(items), _TOKEN_CHUNK)]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return [n for part in pool.map(count, chunks) for n in part]
+
+
+def token_counts(texts, threads: int = 1):
+    """:func:`token_count` of an Arrow string array, as an int32 array (NULL text: NULL)."""
+    import pyarrow as pa
+
+    return pa.array(token_count(texts.to_pylist(), threads=threads), pa.int32())

@@ -14,7 +14,6 @@ import random
 import sys
 
 import duckdb
-import pyarrow as pa
 import pytest
 
 from csrwh.config import PROJECT_ROOT
@@ -28,7 +27,6 @@ def _load(relative: str, name: str):
     return module
 
 
-tm = _load("models/intermediate/shared/int_turn_text_measures.py", "text_measures_incremental")
 td = _load("models/marts/measures/text_diversity.py", "text_diversity_incremental")
 aa = _load("models/marts/reports/annotator_agreement.py", "annotator_agreement_incremental")
 
@@ -100,75 +98,7 @@ class _Calls:
         monkeypatch.setattr(module, name, wrapped)
 
 
-# --------------------------------------------------------------------------- text measures
-
-TEXTS = ["Hello world", "你好，世界", "I would like 一本书", "", "Hello world", "再见 朋友们"]
-
-
-def _turns_warehouse() -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
-    con.execute(
-        "create table int_turns_unioned (conversation_id varchar, turn_index integer, "
-        "text varchar, text_translation varchar)"
-    )
-    rows = []
-    for c in range(40):
-        for t in range(len(TEXTS)):
-            text = TEXTS[t] if c % 7 else f"{TEXTS[t]} #{c}"  # repeated and own texts
-            translation = "Goodbye friends" if TEXTS[t].startswith("再见") else None
-            rows.append((f"cosrec:c{c}", t, None if (c, t) == (3, 3) else text, translation))
-    con.executemany("insert into int_turns_unioned values (?, ?, ?, ?)", rows)
-    return con
-
-
-def test_text_measures_measure_only_texts_not_measured_before(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    con = _turns_warehouse()
-    config = {"zh_min_han_share": 0.3}
-    measured = _Calls(monkeypatch, tm, "segmented_word_count")
-    _run(tm, con, "measures", incremental=False, config=config)
-    distinct = con.execute(
-        "select count(distinct coalesce(text, '')) + (select count(distinct text_translation) "
-        "from int_turns_unioned where text_translation not in (select text from "
-        "int_turns_unioned where text is not null)) from int_turns_unioned"
-    ).fetchall()[0][0]
-    assert len(measured.args) == distinct  # each distinct text once, not once per turn
-    # the values are the per-turn function's
-    expected = tm.text_measures(con.table("int_turns_unioned").df(), 0.3)
-    con.register("expected", pa.Table.from_pandas(expected, preserve_index=False))
-    _same(
-        con,
-        "(select * exclude (text_key, translation_key) from measures)",
-        "(select * from expected)",
-    )
-
-    # nothing changed: nothing is measured
-    measured.args.clear()
-    _run(tm, con, "measures", incremental=True, config=config)
-    assert measured.args == []
-
-    # one utterance changed, one removed: only the new text is measured
-    con.execute(
-        "update int_turns_unioned set text = 'A brand new 文本' "
-        "where conversation_id = 'cosrec:c1' and turn_index = 2"
-    )
-    con.execute("delete from int_turns_unioned where conversation_id = 'cosrec:c0'")
-    _run(tm, con, "measures", incremental=True, config=config)
-    assert measured.args == ["A brand new 文本"]
-    _run(tm, con, "measures_full", incremental=False, config=config)
-    _same(con, "measures", "measures_full")
-
-    # another setting is another version: everything is measured again
-    measured.args.clear()
-    _run(tm, con, "measures", incremental=True, config={"zh_min_han_share": 0.9})
-    keys = _one(con, "select count(distinct text_key) from measures")
-    translations = _one(
-        con,
-        "select count(distinct translation_key) from measures "
-        "where translation_key not in (select text_key from measures)",
-    )
-    assert len(measured.args) == keys + translations
+# (int_turn_text_measures, a SQL model now: tests/unit/test_text_measures_sql.py)
 
 
 # --------------------------------------------------------------------------- text_diversity

@@ -5,13 +5,11 @@ count_words macro's unit test failing on the old macro."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import re
 import socket
 from pathlib import Path
 
 import duckdb
-import pandas as pd
 import pytest
 
 from csrwh.config import PROJECT_ROOT
@@ -185,44 +183,36 @@ def test_encoding_refuses_a_file_that_does_not_match_the_hash(
 
 
 # --------------------------------------------------------------------------------------
-# The dbt Python model's frame
+# The functions the model calls, registered on DuckDB (csrwh.building.udfs)
 # --------------------------------------------------------------------------------------
 
 
-def _model_module():
-    path = PROJECT_ROOT / "models" / "intermediate" / "shared" / "int_turn_text_measures.py"
-    spec = importlib.util.spec_from_file_location("int_turn_text_measures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def test_registered_functions() -> None:
+    import duckdb
 
+    from csrwh.building.udfs import register_duckdb
 
-def test_model_frame() -> None:
-    turns = pd.DataFrame(
-        {
-            "conversation_id": ["b", "a", "a", "c"],
-            "turn_index": [0, 1, 0, 0],
-            "text": ["你好，世界", "Hello\u00a0world", None, "I would like 一本书"],
-            "text_translation": [None, "你好", None, None],
-        }
+    con = duckdb.connect()
+    register_duckdb(con)
+    con.execute(
+        "create table turns as select * from (values ('b', 0, '你好，世界', null), "
+        "('a', 1, 'Hello\u00a0world', '你好'), ('a', 0, null, null), "
+        "('c', 0, 'I would like 一本书', null)) as t(conversation_id, turn_index, text, "
+        "text_translation)"
     )
-    frame = _model_module().text_measures(turns, 0.3)
-    assert list(frame.columns) == [
-        "conversation_id",
-        "turn_index",
-        "is_segmented",
-        "n_words_segmented",
-        "n_tokens",
-        "n_tokens_translation",
-    ]
-    rows = [tuple(None if pd.isna(v) else v for v in row) for row in frame.itertuples(index=False)]
+    rows = con.execute(
+        "select conversation_id, turn_index, is_segmented, "
+        "csrwh_words_segmented(t, is_segmented), csrwh_tokens(t), "
+        "csrwh_tokens(text_translation) from (select *, coalesce(text, '') as t, "
+        "csrwh_is_chinese(coalesce(text, ''), 0.3) as is_segmented from turns) "
+        "order by all"
+    ).fetchall()
     assert rows == [
         ("a", 0, False, 0, 0, None),
         ("a", 1, False, 2, 3, 2),
         ("b", 0, True, 2, 6, None),
         ("c", 0, False, 4, 7, None),  # 3 Han of 13 letters: not Chinese
     ]
-    assert str(frame["n_tokens_translation"].dtype) == "Int32"
 
 
 # --------------------------------------------------------------------------------------

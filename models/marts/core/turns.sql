@@ -1,7 +1,7 @@
 {#-
     One row per utterance of every corpus (int_turns_unioned, merged-turn index included),
     with conformed length measures: n_chars and n_words here (macro count_words),
-    n_words_segmented and the cl100k_base token counts from the Python model
+    n_words_segmented and the cl100k_base token counts from the Python-measured model
     int_turn_text_measures (jieba segmentation, tiktoken).
 -#}
 
