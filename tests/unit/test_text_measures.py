@@ -239,6 +239,8 @@ def _run_macro_test(expression: str) -> list[tuple]:
     )
     sql = "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith("--"))
     sql = sql.replace("{{ count_words('text') }}", expression)
+    sql = re.sub(r"\{\{ unicode_char\((\d+)\) \}\}", r"chr(\1)", sql)  # DuckDB's macro body
+    assert "{{" not in sql, "a Jinja call this test does not render"
     return duckdb.sql(sql).fetchall()
 
 
