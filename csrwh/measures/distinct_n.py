@@ -25,20 +25,21 @@ ratios): ``tests/unit/test_text_diversity_engine.py``.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from csrwh.allocator import glibc
-from csrwh.measures.shuffles import Draws, mean, sample_to_overflow
+from csrwh.measures.tokens import dataset_tokens, keyed_texts, plain_tokens
+from csrwh.measures.tokens import lower as _lower
+from csrwh.measures.tokens import release as _release
+from csrwh.measures.truncated import Scope as _Scope
+from csrwh.measures.truncated import dataset_figures
 
 __all__ = [
     "ALL",
@@ -65,9 +66,6 @@ ITERATIONS = 100
 SEED = 42
 #: Utterances streamed from DuckDB at a time (their texts are tokenised and dropped).
 BATCH_ROWS = 8192
-#: Bytes of kept utterances read back at a time for the ``dataset`` variant.
-READ_BYTES = 32 << 20
-
 SCHEMA = pa.schema(
     [
         ("corpus", pa.string()),
@@ -88,16 +86,6 @@ SCHEMA = pa.schema(
 )
 
 
-def dataset_tokens(text: str) -> list[str]:
-    """The analysis' ``split`` tokeniser with lower-casing."""
-    return [t for t in text.lower().replace(".", "").replace("\n", "").split(" ") if t != ""]
-
-
-def plain_tokens(text: str) -> list[str]:
-    """Lower-cased whitespace tokens (``str.split()``: any Unicode whitespace)."""
-    return text.lower().split()
-
-
 def scopes_of(keys) -> list[tuple[str, str, str]]:
     """(corpus, subset, system) of every scope of the (corpus, subset, system) ``keys``."""
     out = set()
@@ -108,71 +96,6 @@ def scopes_of(keys) -> list[tuple[str, str, str]]:
             out.add((corpus, ALL, system))
             out.add((corpus, subset, system))
     return sorted(out)
-
-
-def distinct(keys: np.ndarray) -> float:
-    """Distinct n-grams / n-grams (0.0 without n-grams, as the analysis)."""
-    if len(keys) == 0:
-        return 0.0
-    ordered = np.sort(keys)
-    return (1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))) / len(keys)
-
-
-def _ranges(
-    values: np.ndarray, start: np.ndarray, length: np.ndarray, which: np.ndarray
-) -> np.ndarray:
-    """``values[start[i]:start[i] + length[i]]`` for every i in ``which``, concatenated."""
-    lengths = length[which]
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=values.dtype)
-    shift = start[which] - (np.cumsum(lengths) - lengths)
-    return values[np.repeat(shift, lengths) + np.arange(total)]
-
-
-def _bigrams(uni: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Bigram keys of gathered unigram ids (int64), utterance by utterance: ``lengths``
-    tokens each, n-grams never crossing utterances."""
-    if len(uni) < 2:
-        return np.zeros(0, dtype=np.int64)
-    same = np.ones(len(uni) - 1, dtype=bool)
-    last = np.cumsum(lengths) - 1  # an utterance's last token pairs with nothing
-    same[last[(lengths > 0) & (last < len(uni) - 1)]] = False
-    return ((uni[:-1] << 32) | uni[1:])[same]
-
-
-def _dataset_tokens(lowered: pa.Array) -> tuple[pa.Array, np.ndarray]:
-    """The dataset tokeniser by Arrow kernels on lower-cased texts ('.' and newlines removed,
-    split on the space character, empty tokens dropped): the tokens, and their count per
-    text."""
-    lists = pc.split_pattern(
-        pc.replace_substring(pc.replace_substring(lowered, ".", ""), "\n", ""), " "
-    )
-    tokens = pc.list_flatten(lists)
-    owner = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)
-    kept = pc.greater(pc.binary_length(tokens), 0)
-    lengths = np.bincount(owner[kept.to_numpy(zero_copy_only=False)], minlength=len(lowered))
-    return tokens.filter(kept), lengths.astype(np.int64)
-
-
-def _release() -> None:
-    """Hand freed pages back to the system (Arrow's pool; glibc's heap: ``malloc_trim``)."""
-    pa.default_memory_pool().release_unused()
-    libc = glibc()
-    if libc is not None:
-        libc.malloc_trim(0)
-
-
-def _lower(texts: pa.Array | pa.ChunkedArray, step: int = 4096) -> pa.Array:
-    """The texts lower-cased by Python's ``str.lower`` (NULL as ''), ``step`` Python strings
-    at a time."""
-    parts = [
-        pa.array(
-            [t.lower() if t else "" for t in texts.slice(at, step).to_pylist()], pa.large_string()
-        )
-        for at in range(0, len(texts), step)
-    ]
-    return pa.concat_arrays(parts) if parts else pa.array([], pa.large_string())
 
 
 def _plain_grams(lowered: pa.Array, groups: np.ndarray) -> tuple[np.ndarray, pa.Table]:
@@ -208,174 +131,10 @@ def _plain_grams(lowered: pa.Array, groups: np.ndarray) -> tuple[np.ndarray, pa.
     return words, pa.concat_tables(parts)
 
 
-@dataclass
-class _Scope:
-    """One scope x side: its groups, counts and the dataset variant's figures."""
-
-    subset: str
-    system: str
-    side: str
-    groups: list[int]
-    n_utterances: int = 0
-    n_words: int = 0
-    n_bigrams: int = 0
-    n_conversations: int = 0
-    distinct: dict[int, int] = field(default_factory=dict)
-    # the dataset variant: Distinct-1 and -2 of each shuffle (one value when nothing is
-    # cut), and the mean of the 100 once all are in
-    values: list[tuple[float, float]] = field(default_factory=list)
-    dataset: tuple[float, float] | None = None
-
-
-class _Read(NamedTuple):
-    """What one shuffle of a scope keeps: whole utterances (ords) and the cut one."""
-
-    scope: _Scope
-    kept: np.ndarray
-    cut: int | None  # ord of the cut utterance (None: nothing is cut)
-    words: int  # words of the cut utterance kept
-    n_bytes: int  # bytes of the texts read
-
-
-def _members(con, utt: str, scope: _Scope) -> pa.Table:
-    """The scope's utterances in file order: ``ord, n_words, n_bytes``."""
-    return con.sql(
-        f"select ord, n_words, n_bytes from {utt} where list_contains(?, g) order by ord",
-        params=[scope.groups],
-    ).to_arrow_table()
-
-
-def _reads(con, utt: str, scope: _Scope, cache: dict) -> Iterator[_Read] | _Scope:
-    """The utterances the dataset variant keeps, shuffle by shuffle; or the scope planned
-    before with the same utterances (one system in a subset), whose figures are this one's."""
-    members = _members(con, utt, scope)
-    ords = members.column("ord").to_numpy().astype(np.int64)
-    key = (len(ords), hashlib.blake2b(ords.tobytes(), digest_size=32).digest())
-    if key in cache:
-        return cache[key]
-    cache[key] = scope
-    words = members.column("n_words").to_numpy().astype(np.int64)
-    sizes = members.column("n_bytes").to_numpy().astype(np.int64)
-    del members
-    total = int(words.sum())
-    if total <= MAX_WORDS:  # nothing is cut: every shuffle keeps every utterance
-        return iter([_Read(scope, ords, None, 0, int(sizes.sum()))])
-    return _shuffles(scope, ords, words, sizes, total)
-
-
-def _shuffles(scope, ords, words, sizes, total) -> Iterator[_Read]:
-    draws = Draws(SEED)
-    n = len(ords)
-    weights = words.tolist()
-    ahead = (2 * MAX_WORDS * n) // total + 64  # words read ahead per shuffle, ~1.4 each
-    for _ in range(ITERATIONS):
-        # random.sample(members, n) up to the utterance that overflows MAX_WORDS, then the
-        # draws of the elements not taken (LazySample.__next__, LazySample.finish)
-        positions, count = sample_to_overflow(draws, n, weights, MAX_WORDS, ahead)
-        draws.skip(n - len(positions))
-        at = np.asarray(positions, dtype=np.int64)
-        yield _Read(
-            scope, ords[at[:-1]], int(ords[at[-1]]), MAX_WORDS - count, int(sizes[at].sum())
-        )
-
-
-def _dataset_figures(pending: list[_Read], con, src: str, utt: str) -> None:
-    """Read the texts ``pending`` shuffles keep (once) and append their figures."""
-    wanted = np.unique(
-        np.concatenate(
-            [r.kept for r in pending]
-            + [np.asarray([r.cut for r in pending if r.cut is not None], np.int64)]
-        )
-    )
-    needed = pa.table({"ord": pa.array(wanted, pa.int64())})
-    name = f"_td_needed_{uuid.uuid4().hex[:12]}"
-    con.register(name, needed)
-    try:
-        table = con.sql(
-            f"select u.ord, s.text from {src} s join {utt} u using (conversation_id, turn_index) "
-            f"where u.ord in (select ord from {name})"
-        ).to_arrow_table()
-    finally:
-        con.unregister(name)
-    table = table.sort_by("ord")
-    ords = table.column("ord").to_numpy().astype(np.int64)
-    texts = _lower(table.column("text"))
-    del table
-    tokens, lengths = _dataset_tokens(texts)
-    encoded = pc.dictionary_encode(tokens)
-    del tokens
-    ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    starts = np.cumsum(lengths) - lengths
-    # the cut utterances: their first str.split() words, lower-cased (the same to the dataset
-    # tokeniser, which lower-cases), tokenised together and numbered as the kept ones
-    cut_tokens, cut_lengths = _dataset_tokens(
-        pa.array(
-            [
-                " ".join(texts[int(np.searchsorted(ords, r.cut))].as_py().split()[: r.words])
-                for r in pending
-                if r.cut is not None
-            ],
-            pa.large_string(),
-        )
-    )
-    cut_ids = pc.fill_null(pc.index_in(cut_tokens, value_set=encoded.dictionary), -1)
-    cut_ids = cut_ids.to_numpy(zero_copy_only=False).astype(np.int64)
-    new = cut_ids < 0  # tokens no kept utterance has: numbered after the others
-    fresh = pc.dictionary_encode(cut_tokens.filter(pa.array(new))).indices
-    cut_ids[new] = len(encoded.dictionary) + fresh.to_numpy(zero_copy_only=False)
-    cut_starts = np.cumsum(cut_lengths) - cut_lengths
-    del encoded, texts, cut_tokens, fresh
-    next_cut = 0
-    for read in pending:
-        at = np.searchsorted(ords, read.kept)
-        uni = _ranges(ids, starts, lengths, at)
-        bi = _bigrams(uni, lengths[at])
-        if read.cut is not None:
-            start, length = cut_starts[next_cut], cut_lengths[next_cut]
-            cut_uni = cut_ids[start : start + length]
-            next_cut += 1
-            uni = np.concatenate([uni, cut_uni])
-            bi = np.concatenate([bi, (cut_uni[:-1] << 32) | cut_uni[1:]])
-        read.scope.values.append((distinct(uni), distinct(bi)))
-    _release()
-
-
-def _dataset_variant(con, src: str, utt: str, scopes: list[_Scope]) -> None:
-    """The dataset variant's figures: the shuffles' kept texts read :data:`READ_BYTES` at a
-    time (a few scopes, or a few shuffles of one)."""
-    cache: dict = {}
-    same: list[tuple[_Scope, _Scope]] = []  # (scope, the scope with the same utterances)
-    pending: list[_Read] = []
-    budget = 0
-    for scope in scopes:
-        reads = _reads(con, utt, scope, cache)
-        if isinstance(reads, _Scope):
-            same.append((scope, reads))
-            continue
-        for read in reads:
-            pending.append(read)
-            budget += read.n_bytes
-            if budget >= READ_BYTES:
-                _dataset_figures(pending, con, src, utt)
-                pending, budget = [], 0
-    if pending:
-        _dataset_figures(pending, con, src, utt)
-    for scope in scopes:
-        if scope.values:
-            values = scope.values * (ITERATIONS if len(scope.values) == 1 else 1)
-            scope.dataset = (mean([v[0] for v in values]), mean([v[1] for v in values]))
-    for scope, first in same:
-        scope.dataset = first.dataset
-
-
 def _stream(con, src: str, utt: str, counts: str, grams: str, batch_rows: int) -> None:
     """Tokenise the texts batch by batch into the ``counts`` and ``grams`` tables."""
-    relation = con.sql(
-        f"select u.ord, u.g, s.text from {src} s join {utt} u using (conversation_id, turn_index)"
-    )
-    reader = getattr(relation, "to_arrow_reader", None) or relation.fetch_record_batch
     writer = con.cursor()  # con's result stays open while the batches are written
-    for batch in reader(batch_rows):
+    for batch in keyed_texts(con, src, utt, "k.ord, k.g", batch_rows):
         lowered = _lower(batch.column("text"))
         groups = batch.column("g").to_numpy(zero_copy_only=False).astype(np.int64)
         words, found = _plain_grams(lowered, groups)
@@ -395,13 +154,14 @@ def _stream(con, src: str, utt: str, counts: str, grams: str, batch_rows: int) -
 
 def _tables(tag: str) -> Iterator[str]:
     """Names of the work tables, in the work database ``tag`` (:func:`corpus_rows`)."""
-    return iter(f"{tag}.{part}" for part in ("utt", "counts", "grams", "members"))
+    out = f"{tag}_out"  # written while a query reads {tag}: checkpointed on its own
+    return iter([f"{tag}.utt", f"{out}.counts", f"{out}.grams", f"{tag}.members"])
 
 
 def _work_folder(con) -> str | None:
     """Where the work database goes: DuckDB's own temp directory (the build's), if set."""
     try:
-        (folder,) = con.execute("select current_setting('temp_directory')").fetchone()
+        (folder,) = con.execute("select current_setting('temp_directory')").fetchall()[0]
     except Exception:  # noqa: BLE001 - no such setting: the system's temp folder
         return None
     if not folder or not os.path.isdir(os.path.dirname(os.path.abspath(folder))):
@@ -424,12 +184,15 @@ def corpus_rows(con, utterances, corpus: str, rows: dict[str, list], batch_rows:
     with tempfile.TemporaryDirectory(prefix="text_diversity-", dir=_work_folder(con)) as folder:
         path = os.path.join(folder, "work.duckdb").replace("'", "''")
         con.execute(f"attach '{path}' as {tag}")
+        out = os.path.join(folder, "out.duckdb").replace("'", "''")
+        con.execute(f"attach '{out}' as {tag}_out")
         utterances.create_view(src)
         try:
             _corpus_rows(con, corpus, rows, src, tag, batch_rows)
         finally:
             con.execute(f"drop view if exists {src}")
             con.execute(f"detach {tag}")
+            con.execute(f"detach {tag}_out")
             _release()
 
 
@@ -443,7 +206,7 @@ def _corpus_rows(con, corpus, rows, src, tag, batch_rows) -> None:
     )
     n, keys = con.execute(
         f"select count(*), count(distinct (conversation_id, turn_index)) from {utt}"
-    ).fetchone()
+    ).fetchall()[0]
     if n != keys:
         raise ValueError(
             f"text_diversity: {corpus}: {n} utterances but {keys} distinct "
@@ -453,6 +216,7 @@ def _corpus_rows(con, corpus, rows, src, tag, batch_rows) -> None:
     con.execute(f"create table {grams} (n tinyint, g bigint, gram varchar)")
     con.execute(f"checkpoint {tag}")
     _stream(con, src, utt, counts, grams, batch_rows or BATCH_ROWS)
+    con.execute(f"checkpoint {tag}_out")
     con.execute(
         f"create or replace table {utt} as select u.*, c.n_words, c.n_bytes from {utt} u "
         f"join {counts} c using (ord)"
@@ -516,7 +280,7 @@ def _corpus_rows(con, corpus, rows, src, tag, batch_rows) -> None:
     ).fetchall():
         scopes[scope_id].distinct[size] = count
     con.execute(f"drop table {grams}")
-    _dataset_variant(con, src, utt, scopes)
+    dataset_figures(con, src, tag, scopes, batch_rows or BATCH_ROWS, (MAX_WORDS, ITERATIONS, SEED))
     for scope in scopes:
         plain = (
             scope.distinct.get(1, 0) / scope.n_words if scope.n_words else 0.0,

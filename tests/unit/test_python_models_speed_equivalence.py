@@ -18,6 +18,7 @@ import pytest
 from csrwh import stats, text_measures
 from csrwh.measures import distinct_n as dn
 from csrwh.measures import shuffles
+from csrwh.measures.tokens import arrow_dataset_tokens
 
 td = shuffles  # the seeded shuffles of text_diversity (csrwh.measures)
 
@@ -146,7 +147,7 @@ def _tricky_lines(count: int, seed: int) -> list[str]:
 def test_arrow_tokenisers_are_the_python_tokenisers() -> None:
     lines = _tricky_lines(400, 1) + [ALL_WHITESPACE, "." * 5, "A.B. c"]
     lowered = pa.array([line.lower() for line in lines], pa.large_string())
-    tokens, lengths = dn._dataset_tokens(lowered)
+    tokens, lengths = arrow_dataset_tokens(lowered)
     tokens, at = tokens.to_pylist(), 0
     for line, length in zip(lines, lengths.tolist(), strict=True):
         assert tokens[at : at + length] == dn.dataset_tokens(line)
