@@ -16,7 +16,7 @@ highest sum, over time, of the resident sets of the step's process and its child
 per phase (ingest, dbt, gate) and outside the Python marts' windows (``text_diversity``,
 ``annotator_agreement``: the models' own working memory).
 
-1. **cold build**: `csrwh.build.build` with the expectations gate into a new warehouse, with a
+1. **cold build**: `csrwh.building.build` with the expectations gate into a new warehouse, with a
    fresh dbt target (dbt parses the whole project). The gate's SQL is captured as it runs (a
    SQLAlchemy ``before_cursor_execute`` listener; Great Expectations reaches DuckDB through
    duckdb-engine).
@@ -203,7 +203,7 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
     from sqlalchemy import event
     from sqlalchemy.engine import Engine
 
-    from csrwh.build import _Build, build
+    from csrwh.building import _Build, build
 
     gate_window: list[float] = []
     phases: list[tuple[float, str]] = []  # (epoch seconds, phase entered)
@@ -219,7 +219,7 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
     # selective rebuild runs only the changed tables' suites here too (without that parameter
     # the build runs every suite: the one-file figure measured a full gate until 2026-11-23)
     def gate(database, build_id, suites=None):
-        from csrwh.validate import gate as run_gate
+        from csrwh.building.gate.run import gate as run_gate
 
         gate_window.append(time.time())
         try:
@@ -579,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--child":
         name, args = argv[1], argv[2:]
-        from csrwh.allocator import tune_for_build
+        from csrwh.building.allocator import tune_for_build
 
         tune_for_build()  # as `csrwh build` does, in the build and in its floor alike
         result = child_build(*args) if name == "build" else child_floor(*args)

@@ -2,7 +2,7 @@
 
 Runs every page script headless with Streamlit's AppTest (no browser, no server), exactly as
 the dashboard runs it, and records every query the page makes through the query layer
-(`csrwh.dashboard.queries`, including opening the warehouse read-only) plus one interaction
+(`csrwh.reading.dashboard.queries`, including opening the warehouse read-only) plus one interaction
 per page (a filter, a search, an environment, ...). Prints, per page and scenario, the
 median and worst wall-clock time over the repetitions of one page run (open + all queries),
 its median process CPU time (which, unlike wall-clock time, does not grow when other jobs
@@ -91,8 +91,8 @@ def main() -> int:
     for name in ("streamlit", "streamlit.runtime.scriptrunner_utils.script_run_context"):
         logging.getLogger(name).setLevel(logging.ERROR)
 
-    from csrwh.dashboard import PAGES
-    from csrwh.dashboard import queries as q
+    from csrwh.reading.dashboard import PAGES
+    from csrwh.reading.dashboard import queries as q
 
     log: list[q.QueryTiming] = []
     q.add_listener(log.append)

@@ -194,7 +194,7 @@ def fresh_site(trial: Path, baseline: Path, with_state: bool = False) -> Path:
     warehouse.parent.mkdir()
     shutil.copy2(baseline, warehouse)
     if with_state:
-        from csrwh.build.paths import state_dir
+        from csrwh.building.paths import state_dir
 
         shutil.copytree(state_dir(baseline), state_dir(warehouse))
     return warehouse
@@ -268,7 +268,7 @@ def concurrent_trial(
     # are those of one of the two inputs
     winner = None
     if readable(warehouse) and not leftovers(warehouse):
-        from csrwh.build import _inputs_digest
+        from csrwh.building import _inputs_digest
 
         def counts(path: Path) -> tuple[int, int]:
             return (

@@ -1,4 +1,4 @@
-"""Wall-clock and CPU time of `csrwh report` (csrwh.report.build_report) on a warehouse, by phase.
+"""Wall-clock and CPU time of `csrwh report` (csrwh.reading.report.build_report) on a warehouse, by phase.
 
 Runs the report ``--runs`` times, each in a fresh Python process as the command line does
 (imports included), and prints the median of each phase that ``build_report(timings=...)``
@@ -41,7 +41,7 @@ GENERATED_AT = re.compile(r'<span id="generated-at">[^<]*</span>')
 CHILD = """
 import inspect, json, sys
 from pathlib import Path
-from csrwh.report import build_report
+from csrwh.reading.report import build_report
 timings = {}
 if "timings" in inspect.signature(build_report).parameters:
     build_report(Path(sys.argv[1]), Path(sys.argv[2]), progress=False, timings=timings)
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         identical, problems = same_outputs(outs)
         render_s = None
         if args.render:
-            from csrwh.report import check_render
+            from csrwh.reading.report import check_render
 
             t0 = time.perf_counter()
             check = check_render(outs[-1] / "statistics.html", Path(tmp) / "statistics.png")

@@ -4,7 +4,7 @@ Usage::
 
     .venv/bin/python benchmarks/segmentation.py --warehouse warehouse/csr.duckdb
 
-Reads every RecLLMSim `turns.text` that `csrwh.text_measures.is_chinese` calls Chinese and,
+Reads every RecLLMSim `turns.text` that `csrwh.measures.text.is_chinese` calls Chinese and,
 for each segmenter that is importable (rjieba -- the one the warehouse uses --, Python
 jieba, spacy_pkuseg), prints: installed size of its distribution, start-up (import + loading
 its dictionary or model), cut time and throughput over all texts, tokens and words (tokens
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import duckdb
 
-from csrwh.text_measures import _is_word, is_chinese
+from csrwh.measures.text import _is_word, is_chinese
 
 
 def _block_network() -> None:

@@ -11,7 +11,7 @@ __all__ = ["SPLIT_RATIOS", "__version__", "connect", "load", "split_of"]
 def __getattr__(name: str):
     # the API imports duckdb/polars; `import csrwh` (the CLI, dbt's Python models) stays light
     if name in ("connect", "load", "split_of", "SPLIT_RATIOS"):
-        from csrwh import api
+        from csrwh.reading import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'csrwh' has no attribute {name!r}")

@@ -11,6 +11,12 @@ import os
 import re
 from pathlib import Path
 
+from ingest.errors import (  # the settings' names live beside the line that names them
+    MEMORY_LIMIT_ENV,
+    THREADS_ENV,
+    CsrwhError,
+)
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_DIR = Path("data/raw")
 DEFAULT_WAREHOUSE = Path("warehouse/csr.duckdb")
@@ -53,10 +59,8 @@ def resolve_warehouse(value: str | os.PathLike[str] | None = None) -> Path:
 MAX_MEMORY_LIMIT_MB = 1024
 #: share of the machine's RAM a build lets DuckDB use when that is less than the cap
 MEMORY_SHARE = 0.40
-MEMORY_LIMIT_ENV = "CSRWH_MEMORY_LIMIT"
 #: ``CSRWH_THREADS`` may ask for at most this many threads per core the process may use
 MAX_THREADS_PER_CORE = 4
-THREADS_ENV = "CSRWH_THREADS"
 _UNITS = {
     "": 1,
     "b": 1,
@@ -88,8 +92,6 @@ def memory_limit_mb() -> int:
 
     ``$CSRWH_MEMORY_LIMIT`` (``512MB``, ``1.5GB``, ``800`` = MiB) wins; otherwise
     min(1 GiB, 40% of the machine's RAM)."""
-    from csrwh.errors import CsrwhError
-
     raw = os.environ.get(MEMORY_LIMIT_ENV, "").strip().lower().replace(" ", "")
     if not raw:
         return max(64, min(MAX_MEMORY_LIMIT_MB, int(_machine_memory_mb() * MEMORY_SHARE)))
@@ -125,8 +127,6 @@ def memory_limit_mb() -> int:
 def threads() -> int:
     """DuckDB's ``threads`` and dbt's threads for builds and ingest: ``$CSRWH_THREADS``, else
     the cores this process may run on."""
-    from csrwh.errors import CsrwhError
-
     raw = os.environ.get(THREADS_ENV, "").strip()
     cores = _machine_cores()
     if not raw:

@@ -18,7 +18,7 @@ size match ``raw.ingest_files`` are skipped; changed files are replaced and vani
 removed, all in one transaction; bad records go to ``raw.rejected_records`` and the rest of
 their file lands; a missing corpus folder is reported with a hint on how to get it (and
 the corpus' previously landed rows are removed, so the warehouse mirrors the data dir);
-if no requested corpus is present at all, :class:`csrwh.errors.CsrwhError` is raised.
+if no requested corpus is present at all, :class:`ingest.errors.CsrwhError` is raised.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from csrwh.errors import CsrwhError
 from ingest import registry
+from ingest.errors import CsrwhError
 from ingest.run import Ingestor, _disk_full
 from ingest.spec import CorpusSpec
 from ingest.summary import CorpusStats, IngestSummary
@@ -48,21 +48,7 @@ NO_DATA_HINT = (
 
 
 def _select(corpora: Sequence[str] | None) -> list[CorpusSpec]:
-    if not corpora:
-        return list(registry.CORPORA)
-    chosen: list[CorpusSpec] = []
-    for name in corpora:
-        try:
-            spec = registry.get(name)
-        except KeyError:
-            raise CsrwhError(
-                f"unknown corpus {name!r}",
-                hint="known corpora: " + ", ".join(registry.names()),
-                exit_code=2,
-            ) from None
-        if spec not in chosen:
-            chosen.append(spec)
-    return chosen
+    return registry.specs(list(corpora or ()))
 
 
 def run_ingest(

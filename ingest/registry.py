@@ -31,7 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from csrwh.errors import CsrwhError
+from ingest.errors import CsrwhError
 from ingest.spec import CorpusSpec
 
 REGISTRY_FILE = Path(__file__).with_name("corpora.toml")
@@ -244,6 +244,14 @@ def resolve(names: list[str] | tuple[str, ...] | None, *, option: str = "") -> l
         if corpus not in out:
             out.append(corpus)
     return out
+
+
+def specs(names: list[str] | tuple[str, ...] | None, *, option: str = "") -> list[CorpusSpec]:
+    """The ingest specs of the corpora ``names`` name (:func:`resolve`: same order, same
+    one-line error for an unknown name); no names: every corpus."""
+    if not names:
+        return list(_specs())
+    return [get(c.id) for c in resolve(names, option=option)]
 
 
 def names_with_aliases() -> list[str]:

@@ -31,9 +31,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from csrwh.errors import CsrwhError, out_of_memory_line
 from ingest import readers
 from ingest.discover import SourceFile, discover, display, file_sha256, hash_files
+from ingest.errors import CsrwhError, out_of_memory_line, size_mib
 from ingest.readers import lines as line_reader
 from ingest.readers.checks import apply_check, refine_error
 from ingest.readers.stage import ReadContext
@@ -210,8 +210,9 @@ class Ingestor:
                 where = (
                     f"file {self._current_file}" if self._current_file else "writing the raw tables"
                 )
+                limit, n_threads = self._memory_settings()
                 raise CsrwhError(
-                    out_of_memory_line("ingest", where, str(exc))
+                    out_of_memory_line("ingest", where, str(exc), size_mib(limit), n_threads, limit)
                     + "; nothing was changed (rolled back)"
                 ) from exc
             if _disk_full(exc):
@@ -235,6 +236,17 @@ class Ingestor:
         ).fetchone()[0]
         self.summary.seconds = time.perf_counter() - t0
         return self.summary
+
+    def _memory_settings(self) -> tuple[str | None, int]:
+        """The ``memory_limit`` (as DuckDB shows it) and ``threads`` this ingest's connection
+        runs under, for the out-of-memory line ((None, 0) when they cannot be read)."""
+        try:
+            limit, n_threads = self.con.execute(
+                "select current_setting('memory_limit'), current_setting('threads')"
+            ).fetchone()
+        except duckdb.Error:
+            return None, 0
+        return str(limit), int(n_threads)
 
     def _t(self, name: str) -> _Timer:
         return _Timer(self.summary.timings, name)

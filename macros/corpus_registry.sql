@@ -46,3 +46,32 @@
     where false
     {%- endfor %}
 {%- endmacro %}
+
+{#-
+    `union all` of the corpora's own lookup models models/intermediate/<id>/int_<id>__<lookup>
+    (rows a seed cannot hold, e.g. the scales each custom corpus declares in its corpus.json),
+    `columns` ([[name, type], ...]) selected and cast in order. No such model: an empty relation
+    with those columns.
+-#}
+{% macro corpus_lookup_models_union(lookup, columns) -%}
+    {%- set by_lookup = corpus_models_by_lookup() -%}
+    {%- if lookup not in by_lookup -%}
+        {{ exceptions.raise_compiler_error("corpus_lookup_models_union: unknown lookup '" ~ lookup ~ "' (scripts/corpora_seed.py OWN_LOOKUPS)") }}
+    {%- endif -%}
+    {%- for corpus in by_lookup[lookup] %}
+    select
+        {%- for name, type in columns %}
+        cast({{ name }} as {{ type }}) as {{ name }}{{ "," if not loop.last }}
+        {%- endfor %}
+    from {{ ref('int_' ~ corpus ~ '__' ~ lookup) }}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- else %}
+    select
+        {%- for name, type in columns %}
+        cast(null as {{ type }}) as {{ name }}{{ "," if not loop.last }}
+        {%- endfor %}
+    where false
+    {%- endfor %}
+{%- endmacro %}

@@ -70,8 +70,8 @@ FLAGGED = re.compile(r"\{flagged:([\w.]+):(\w+)\}")
 def _flagging() -> dict[tuple[str, str], tuple[str, str]]:
     """(suite, expectation) -> (the query of the rows it flags, its severity), for every
     unexpected_rows_expectation of expectations/ as the gate reads them
-    (csrwh.validation.suites)."""
-    from csrwh.validation.suites import load_suites
+    (csrwh.building.gate.suites)."""
+    from csrwh.building.gate.suites import load_suites
 
     return {
         (suite.name, spec.name): (

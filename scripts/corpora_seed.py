@@ -6,7 +6,8 @@ dbt cannot read TOML, so this renders two files from the registry and the projec
 * ``macros/generated/corpus_registry.sql`` -- the registered corpus ids in registry order and,
   found by scanning the project at render time, which corpus has which
   ``int_<id>__<mart>_conformed`` model (``models/intermediate/<id>/``) and which per-corpus
-  lookup seed (``seeds/<id>/<id>__<seed>.csv``). The core marts union the conformed models
+  lookup seed (``seeds/<id>/<id>__<seed>.csv``) or own lookup model
+  (``models/intermediate/<id>/int_<id>__<lookup>``). The core marts union the conformed models
   and the shared lookups (``rating_scales``, ...) union the per-corpus seeds over these
   lists, so a new corpus adds its own files and its registry entry, nothing else.
 
@@ -33,6 +34,10 @@ MARTS = ("conversations", "turns", "ratings", "users", "intents", "items", "beha
 #: shared lookups (models of the same name in schema seeds) that union the per-corpus seeds
 #: ``seeds/<id>/<id>__<seed>.csv``
 SHARED_SEEDS = ("rating_scales", "intent_taxonomy", "known_values", "questionnaire_options")
+#: lookups a corpus may also give as its own model ``int_<id>__<lookup>`` (rows its seed cannot
+#: hold, e.g. the scales each custom corpus declares in its corpus.json); the marts read them
+#: beside the shared lookup of the same name
+OWN_LOOKUPS = ("rating_scales",)
 
 _CONFORMED = re.compile(r"int_([a-z][a-z0-9_]*?)__([a-z][a-z0-9_]*)_conformed")
 _SEED = re.compile(r"([a-z][a-z0-9_]*?)__([a-z][a-z0-9_]*)")
@@ -89,12 +94,33 @@ def corpus_seeds(root: Path | None = None, ids: list[str] | None = None) -> dict
     return {seed: [i for i in ids if i in found[seed]] for seed in SHARED_SEEDS}
 
 
+def corpus_lookup_models(
+    root: Path | None = None, ids: list[str] | None = None
+) -> dict[str, list[str]]:
+    """``{lookup: [corpus id, ...]}`` in registry order: the corpora with an own lookup model
+    ``models/intermediate/<id>/int_<id>__<lookup>`` (.sql or .py) of :data:`OWN_LOOKUPS`."""
+    root = ROOT if root is None else root
+    ids = registry.names() if ids is None else ids
+    return {
+        lookup: [
+            i
+            for i in ids
+            if any(
+                (root / "models" / "intermediate" / i / f"int_{i}__{lookup}{suffix}").is_file()
+                for suffix in (".sql", ".py")
+            )
+        ]
+        for lookup in OWN_LOOKUPS
+    }
+
+
 def render_macros(root: Path | None = None) -> str:
     """macros/generated/corpus_registry.sql as the registry and the project's files render it."""
     root = ROOT if root is None else root
     ids = registry.names()
     marts = conformed_models(root, ids)
     seeds = corpus_seeds(root, ids)
+    own = corpus_lookup_models(root, ids)
     lines = [
         "{#-",
         "    generated from ingest/corpora.toml by scripts/corpora_seed.py; do not edit",
@@ -118,6 +144,13 @@ def render_macros(root: Path | None = None) -> str:
         "{% macro corpus_seeds_by_lookup() -%}",
         "    {{ return({",
         *(f"        '{seed}': {_jinja_list(seeds[seed])}," for seed in SHARED_SEEDS),
+        "    }) }}",
+        "{%- endmacro %}",
+        "",
+        "{#- Per lookup, the corpora with their own models/intermediate/<id>/int_<id>__<lookup>. -#}",
+        "{% macro corpus_models_by_lookup() -%}",
+        "    {{ return({",
+        *(f"        '{lookup}': {_jinja_list(own[lookup])}," for lookup in OWN_LOOKUPS),
         "    }) }}",
         "{%- endmacro %}",
     ]

@@ -64,7 +64,7 @@ def _build_published(data: Path, root: Path) -> Path:
     """Build ``data`` through the real ingest + dbt build + gate into ``root``; the published file."""
     import os
 
-    from csrwh.build import build
+    from csrwh.building import build
 
     saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")

@@ -18,7 +18,7 @@ import duckdb
 import pytest
 import yaml
 
-from csrwh import api
+from csrwh.reading import api
 
 
 def hf_datasets():
@@ -168,7 +168,7 @@ def _value_paths(value: Any, path: str) -> set[str]:
 
 
 def _polars_null_paths(dtype: Any, path: str) -> list[str]:
-    """The paths (written as csrwh.export._typed_paths writes them) whose polars type is Null."""
+    """The paths (written as csrwh.reading.export.records._typed_paths writes them) whose polars type is Null."""
     import polars as pl
 
     if dtype == pl.Null:
@@ -268,3 +268,19 @@ def check_readme_export_example(warehouse: Path, tmp_path: Path) -> None:
     for folder, turns in (("all", n_turns), ("arena", arena_turns), ("hf", n_turns)):
         got = run_card_snippet(tmp_path / "exports" / folder, tmp_path / folder, cwd=tmp_path)
         assert got["mart"] == turns, folder
+
+
+def run_cli(*args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DO_NOT_TRACK": "1"}
+    prefix = ["-c", code, *args] if code else ["-m", "csrwh.cli", *args]
+    return subprocess.run(
+        [sys.executable, *prefix], check=False, capture_output=True, text=True, env=env
+    )
+
+
+def assert_one_error(result: subprocess.CompletedProcess[str], code: int, *needles: str) -> None:
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    assert len([line for line in result.stderr.splitlines() if line.startswith("error:")]) == 1
+    for needle in needles:
+        assert needle in result.stderr, (needle, result.stderr)

@@ -312,6 +312,7 @@ def corpus_names(sources: dict[str, Any] | None = None) -> list[str]:
 def resolve_corpora(names: Iterable[str], sources: dict[str, Any] | None = None) -> list[str]:
     """Canonical names for ``names`` (any registry name or alias, duplicates dropped); empty =
     all."""
+    from ingest import registry
     from ingest.registry import normalize
 
     sources = sources or load_sources()
@@ -325,12 +326,12 @@ def resolve_corpora(names: Iterable[str], sources: dict[str, Any] | None = None)
     for raw in names:
         canonical = lookup.get(normalize(raw))
         if canonical is None:
-            aliases = ", ".join(
-                f"{a} → {n}" for n in valid for a in sources["corpora"][n].get("aliases", [])[:1]
-            )
+            # not in this upstream table: an unknown name gets the registry's one message
+            (corpus,) = registry.resolve([raw])
             raise CsrwhError(
-                f"unknown corpus {raw!r}; valid names: {', '.join(valid)}",
-                hint=f"aliases are accepted too ({aliases}); give no name to fetch all",
+                f"{raw}: corpus {corpus.id} has no upstream to fetch",
+                hint=f"corpora to fetch: {', '.join(valid)}; give no name to fetch all",
+                exit_code=2,
             )
         if canonical not in out:
             out.append(canonical)

@@ -38,14 +38,7 @@ def _resolve(corpora: list[str] | None) -> list[registry.Corpus]:
     """The corpora ``corpora`` names (any registry name or alias), in registry order."""
     if not corpora:
         return list(registry.declarations())
-    chosen = []
-    for name in corpora:
-        try:
-            chosen.append(registry.lookup(name))
-        except KeyError:
-            raise CsrwhError(
-                f"unknown corpus {name!r}", hint="choose from " + ", ".join(CORPORA)
-            ) from None
+    chosen = registry.resolve(corpora)
     return [c for c in registry.declarations() if c in chosen]
 
 

@@ -31,3 +31,10 @@
         'questionnaire_options': ['recllmsim'],
     }) }}
 {%- endmacro %}
+
+{#- Per lookup, the corpora with their own models/intermediate/<id>/int_<id>__<lookup>. -#}
+{% macro corpus_models_by_lookup() -%}
+    {{ return({
+        'rating_scales': ['custom'],
+    }) }}
+{%- endmacro %}

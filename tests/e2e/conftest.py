@@ -94,7 +94,7 @@ def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             if not warehouse.exists():
-                from csrwh.build import build
+                from csrwh.building import build
                 from csrwh.sample import generate
 
                 previous = os.environ.get("CSRWH_DBT_TARGET_PATH")
@@ -143,10 +143,10 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 class Dashboard:
-    """A running dashboard server (started with csrwh.dashboard.start, i.e. `csrwh dashboard`)."""
+    """A running dashboard server (started with csrwh.reading.dashboard.start, i.e. `csrwh dashboard`)."""
 
     def __init__(self, warehouse: Path, log: Path) -> None:
-        from csrwh.dashboard import free_port, start
+        from csrwh.reading.dashboard import free_port, start
 
         self.warehouse = warehouse
         self.port = free_port()

@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.dashboard import queries as q
+from csrwh.reading.dashboard import queries as q
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.validate import DQ_RESULTS, gate, validate
-from csrwh.validation import data_docs
+from csrwh.building.gate import data_docs
+from csrwh.building.gate.run import DQ_RESULTS, gate, validate
 
 pytestmark = pytest.mark.e2e
 

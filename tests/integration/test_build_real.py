@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.build import build
+from csrwh.building import build
 
 pytestmark = pytest.mark.integration
 
@@ -281,7 +281,7 @@ def test_run_evaluation_on_the_real_qrels_agrees_with_an_independent_computation
     import importlib.util
     import sys
 
-    from csrwh import evaluate as E
+    from csrwh.reading import evaluate as E
 
     spec = importlib.util.spec_from_file_location(
         "test_evaluate_unit", Path(__file__).parents[1] / "unit" / "test_evaluate.py"

@@ -11,11 +11,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.build import build, failed_path
-from csrwh.dbt_runner import run_dbt
+from csrwh.building import build, failed_path
+from csrwh.building.dbt_runner import run_dbt
+from csrwh.building.gate.run import gate
 from csrwh.errors import CsrwhError
 from csrwh.sample import generate
-from csrwh.validate import gate
 
 CORPORA = {"cosrec", "crsarena", "convsearch", "recllmsim", "recoreact", "custom"}
 
@@ -152,7 +152,7 @@ def test_generic_tests_fail_on_corrupted_marts(sample_build, tmp_path: Path) -> 
     assert "rules_ratings." in failed
     assert "rules_conversations." in failed
     assert "references_intents." in failed
-    assert "on_turns_with_role_intents" in failed
+    assert "test_cosrec_intents__on_user_turns" in failed
     assert "rules_ratings" in failed
 
     clean = run_dbt(

@@ -19,8 +19,8 @@ import duckdb
 import pytest
 import yaml
 
+from csrwh.building.dbt_runner import dbt_target_path, run_dbt
 from csrwh.config import PROJECT_ROOT
-from csrwh.dbt_runner import dbt_target_path, run_dbt
 
 ONE_ROW = "rowid = (select min(rowid) from main.{table}{where})"
 

@@ -28,7 +28,7 @@ from export_checks import (
     sql,
 )
 
-from csrwh.query import list_marts
+from csrwh.reading.query import list_marts
 
 pytestmark = pytest.mark.integration
 

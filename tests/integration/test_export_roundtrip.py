@@ -19,8 +19,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.build import build
-from csrwh.export import export
+from csrwh.building import build
+from csrwh.reading.export import export
 
 
 def own_corpus_from_export(warehouse: Path, root: Path) -> tuple[Path, dict[str, int]]:

@@ -16,8 +16,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh import report as R
-from csrwh.figures import compare, load_published
+from csrwh.reading import report as R
+from csrwh.reading.figures import compare, load_published
 
 pytestmark = pytest.mark.integration
 

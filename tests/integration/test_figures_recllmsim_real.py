@@ -22,8 +22,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh import figures as F
-from csrwh.dbt_runner import run_dbt
+from csrwh.building.dbt_runner import run_dbt
+from csrwh.reading import figures as F
 
 pytestmark = pytest.mark.integration
 

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from csrwh import report
-from csrwh.build import build
+from csrwh.building import build
 from csrwh.config import PROJECT_ROOT
+from csrwh.reading import report
 
 pytestmark = pytest.mark.integration
 

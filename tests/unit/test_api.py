@@ -11,8 +11,8 @@ import duckdb
 import pytest
 
 import csrwh
-from csrwh import api
 from csrwh.errors import CsrwhError
+from csrwh.reading import api
 
 
 def test_split_rule_known_answers() -> None:

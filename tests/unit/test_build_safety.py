@@ -3,7 +3,7 @@
 Every test starts from a copy of one published sample warehouse (built once per module) and
 checks the published file's sha256 afterwards. Signals and kills are sent at a phase the test
 waits for: the build's test hook ``CSRWH_TEST_PAUSE_AT=<phase>`` makes it write
-``CSRWH_TEST_PAUSE_FILE`` at that phase and wait until the file is removed (csrwh/build.py),
+``CSRWH_TEST_PAUSE_FILE`` at that phase and wait until the file is removed (csrwh/building.py),
 or the test polls the build's output for the phase's progress line (dbt's ``START`` lines,
 ``phase gate``) to signal inside dbt or Great Expectations themselves.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.build import build, failed_path
+from csrwh.building import build, failed_path
 from csrwh.errors import CsrwhError
 from csrwh.sample import generate
 
@@ -337,7 +337,7 @@ def test_shrunken_table_is_refused_and_recorded(site) -> None:
 
 
 def test_volume_check_covers_marts_and_ignores_a_dropped_corpus() -> None:
-    from csrwh.build import DEFAULT_MAX_SHRINK, _State, _volumes
+    from csrwh.building import DEFAULT_MAX_SHRINK, _State, _volumes
 
     published = _State(
         counts={

@@ -1,5 +1,5 @@
 """Schema discovery (issue 11, item 4): descriptions stored as DuckDB comments by dbt's
-persist_docs, `csrwh tables` and `csrwh describe` (csrwh/catalog.py)."""
+persist_docs, `csrwh tables` and `csrwh describe` (csrwh/reading/catalog.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import duckdb
 import pytest
 import yaml
 
-from csrwh import catalog
 from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
+from csrwh.reading import catalog
 
 MARTS = PROJECT_ROOT / "models" / "marts"
 

@@ -100,7 +100,7 @@ def test_read_only_warehouse_folder_is_one_line_with_a_hint(tmp_path: Path) -> N
             folder.chmod(0o755)
 
 
-@pytest.mark.parametrize("module", ["csrwh.cli", "csrwh.dashboard"])
+@pytest.mark.parametrize("module", ["csrwh.cli", "csrwh.reading.dashboard"])
 def test_busy_dashboard_port_is_one_line_with_a_hint(tmp_path: Path, module: str) -> None:
     warehouse = tmp_path / "wh.duckdb"
     warehouse.write_bytes(b"")

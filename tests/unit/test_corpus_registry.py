@@ -91,6 +91,30 @@ def test_generated_lists_are_the_conformed_models_and_seeds_on_disk():
     assert listed == seeds_on_disk and ("recllmsim", "questionnaire_options") in listed
 
 
+def test_shared_core_marts_name_no_corpus():
+    """Adding a corpus touches only its own files: the shared core marts (SQL and their yml)
+    hold no corpus id as a SQL literal -- no `case` branch, no `where:` filter per corpus."""
+    literal = re.compile(r"'(" + "|".join(map(re.escape, registry.names())) + r")'")
+    found = [
+        f"{path.name}:{number}: {line.strip()}"
+        for path in sorted((PROJECT_ROOT / "models" / "marts" / "core").iterdir())
+        if path.suffix in (".sql", ".yml")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if literal.search(line)
+    ]
+    assert found == []
+
+
+def test_own_lookup_models_are_listed_for_their_corpus():
+    """An own lookup model (int_<id>__rating_scales) on disk is what corpus_models_by_lookup lists."""
+    seed = _corpora_seed()
+    on_disk = sorted(
+        p.parent.name
+        for p in (PROJECT_ROOT / "models" / "intermediate").glob("*/int_*__rating_scales.*")
+    )
+    assert seed.corpus_lookup_models() == {"rating_scales": on_disk} and "custom" in on_disk
+
+
 def _mini_project(root: Path) -> Path:
     """A project tree with one conformed model and one lookup seed, its macro file rendered."""
     (root / "models" / "intermediate" / "cosrec").mkdir(parents=True)
@@ -214,7 +238,7 @@ def test_fetch_knows_exactly_the_corpora_with_an_upstream():
 
 
 def test_every_name_resolves_to_the_same_corpus_in_every_command():
-    from csrwh.build import _drop_names
+    from csrwh.building import _drop_names
     from csrwh.sample import _resolve as sample_resolve
     from ingest import _select as ingest_select
 
@@ -239,8 +263,79 @@ def test_unknown_names_are_one_clear_error():
     assert _corpus_ids(["movielens"]) == ["movielens"]  # export reports it itself
 
 
+def _unknown_at_ingest(tmp_path):
+    from ingest import run_ingest
+
+    run_ingest(tmp_path, tmp_path / "w.duckdb", ["movielens"], progress=False)
+
+
+def _unknown_at_sample(tmp_path):
+    from csrwh.sample import generate
+
+    generate(tmp_path / "sample", corpora=["movielens"])
+
+
+def _unknown_at_fetch(tmp_path):
+    from csrwh.fetch import fetch
+
+    fetch(["cosrec", "movielens"], tmp_path, mirror="http://127.0.0.1:9")
+
+
+def _unknown_at_build(tmp_path):
+    from csrwh.building import build
+
+    build(tmp_path, tmp_path / "w.duckdb", drop_corpora=["movielens"])
+
+
+def _unknown_in_the_up_to_date_check(tmp_path, monkeypatch):
+    from csrwh.building import uptodate
+
+    published = tmp_path / "w.duckdb"
+    published.write_bytes(b"")
+    monkeypatch.setattr(uptodate, "published_file_differs", lambda _: None)
+    # not an error there (the build goes on and ingest raises it): the reason, same words
+    raise CsrwhError(uptodate.why_not_up_to_date(tmp_path, published, ["movielens"]))
+
+
+@pytest.mark.parametrize(
+    "entry, prefix",
+    [
+        (_unknown_at_ingest, ""),
+        (_unknown_at_sample, ""),
+        (_unknown_at_fetch, ""),
+        (_unknown_at_build, "--drop-corpus "),
+        (_unknown_in_the_up_to_date_check, ""),
+    ],
+)
+def test_unknown_corpus_is_the_registry_message_at_every_entry_point(
+    tmp_path, monkeypatch, entry, prefix
+):
+    """One resolver (registry.resolve), one message: ingest, sample, fetch, build's
+    --drop-corpus and the no-change check all say '<name>: unknown corpus' with the same hint."""
+    with pytest.raises(CsrwhError) as err:
+        registry.resolve(["movielens"])
+    expected_hint = err.value.hint
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CsrwhError) as err:
+        if entry is _unknown_in_the_up_to_date_check:
+            entry(tmp_path, monkeypatch)
+        else:
+            entry(tmp_path)
+    assert err.value.message == f"{prefix}movielens: unknown corpus"
+    if entry is not _unknown_in_the_up_to_date_check:
+        assert err.value.hint == expected_hint
+    assert not (tmp_path / "cosrec").exists() and not (tmp_path / "sample").exists()
+
+
+def test_fetch_names_a_known_corpus_without_upstream_as_such():
+    with pytest.raises(CsrwhError) as err:
+        resolve_corpora(["custom"])
+    assert err.value.message == "custom: corpus custom has no upstream to fetch"
+    assert "cosrec" in err.value.hint and "custom" not in err.value.hint
+
+
 def test_display_names_follow_corpus_order():
-    from csrwh.report.settings import CORPUS_NAMES
+    from csrwh.reading.report.settings import CORPUS_NAMES
 
     public = [c.id for c in registry.declarations() if not c.optional]
     assert list(CORPUS_NAMES) == public and "custom" not in CORPUS_NAMES  # as before the registry

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import duckdb
 
+from csrwh.building.gate.run import validate
 from csrwh.sample import MARKER, generate
-from csrwh.validate import validate
 from ingest import registry, run_ingest
 
 RAW_SUITES = ["raw.custom__conversations", "raw.custom__corpora"]

@@ -1,4 +1,4 @@
-"""The own-corpus scale generator and the RecLLMSim converter (csrwh/sample/custom_scale.py,
+"""The own-corpus scale generator and the RecLLMSim converter (csrwh/sample/custom_scale/,
 issue 23): deterministic, valid per the documented format, calibrated sizes, language mix,
 streaming; the converter keeps every message. The real-data checks are in
 tests/integration/test_custom_scale_real.py."""

@@ -1,4 +1,4 @@
-"""dbt-duckdb runs at most one Python model at a time in a build (csrwh.dbt_runner)."""
+"""dbt-duckdb runs at most one Python model at a time in a build (csrwh.building.dbt_runner)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 from dbt.adapters.duckdb.impl import DuckDBAdapter
 
-from csrwh import dbt_runner
+from csrwh.building import dbt_runner
 
 
 def _most_at_once(monkeypatch, serial: bool) -> int:

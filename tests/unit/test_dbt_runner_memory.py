@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from csrwh import dbt_runner
+from csrwh.building import dbt_runner
 
 
 def _event(name: str, node_path: str) -> SimpleNamespace:

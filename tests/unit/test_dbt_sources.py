@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from csrwh.dbt_sources import raw_tables
+from csrwh.building.dbt_sources import raw_tables
 from ingest import registry
 
 

@@ -1,4 +1,4 @@
-"""csrwh.evaluate (ir_measures over CoSRec's qrels) against an independent nDCG / P@k here."""
+"""csrwh.reading.evaluate (ir_measures over CoSRec's qrels) against an independent nDCG / P@k here."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from csrwh import evaluate as E
 from csrwh.errors import CsrwhError
+from csrwh.reading import evaluate as E
 
 JUDGMENTS = [
     ("t1", "a", 2),

@@ -10,8 +10,6 @@ import importlib.util
 import json
 import os
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -26,17 +24,17 @@ from export_checks import (
     check_card_front_matter,
     check_every_config_loads,
     check_jsonl_readers,
-    check_readme_export_example,
     hf_datasets,
     run_card_snippet,
+    run_cli,
     sql,
     table_rows,
 )
 
 import csrwh
-from csrwh import api
 from csrwh.config import PROJECT_ROOT
-from csrwh.export import CONVERSATION_COLUMNS, hf_license
+from csrwh.reading import api
+from csrwh.reading.export import CONVERSATION_COLUMNS, hf_license
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here may reach the network
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -44,22 +42,6 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 FORMATS = ("parquet", "jsonl", "hf")
 DATA_SUFFIXES = (".parquet", ".jsonl", ".arrow", ".txt", ".tsv", ".csv")
-
-
-def run_cli(*args: str, code: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DO_NOT_TRACK": "1"}
-    prefix = ["-c", code, *args] if code else ["-m", "csrwh.cli", *args]
-    return subprocess.run(
-        [sys.executable, *prefix], check=False, capture_output=True, text=True, env=env
-    )
-
-
-def assert_one_error(result: subprocess.CompletedProcess[str], code: int, *needles: str) -> None:
-    assert result.returncode == code, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr
-    assert len([line for line in result.stderr.splitlines() if line.startswith("error:")]) == 1
-    for needle in needles:
-        assert needle in result.stderr, (needle, result.stderr)
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +117,7 @@ def test_jsonl_round_trips_to_the_records_of_load(
 def test_jsonl_starts_with_a_record_typing_each_field() -> None:
     """The witnesses: the first record giving a path a value comes first, the rest keep their
     order; a reader of the first rows sees every field's type."""
-    from csrwh.export import _typed_paths, _witnesses
+    from csrwh.reading.export.records import _typed_paths, _witnesses
 
     rows = [
         {"a": None, "b": [], "c": [{"x": None}]},
@@ -379,165 +361,3 @@ def test_trec_files_hold_the_judgments_and_evaluate_back(
     assert result.returncode == 0, result.stderr
     for item in json.loads(result.stdout)["results"]:
         assert item["aggregate"]["nDCG@10"] == pytest.approx(1.0) and item["n_topics_missing"] == 0
-
-
-# ---------------------------------------------------------------------------------------------
-# --corpus
-# ---------------------------------------------------------------------------------------------
-
-
-def test_corpus_filter_keeps_only_those_corpora(sample_warehouse: Path, tmp_path: Path) -> None:
-    out = tmp_path / "two"
-    wanted = {"crsarena", "recoreact"}
-    result = run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(out),
-                     "--corpus", "crsarena", "--corpus", "recoreact")  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    records = pa.concat_tables(
-        pq.read_table(p) for p in sorted((out / "conversations").glob("*.parquet"))
-    )
-    assert set(records["corpus"].to_pylist()) == wanted
-    ((n,),) = sql(
-        sample_warehouse,
-        "select count(*) from conversations where corpus in ('crsarena', 'recoreact')",
-    )
-    assert records.num_rows == n
-    for path in (out / "marts").glob("*.parquet"):
-        table = pq.read_table(path)
-        if "corpus" in table.column_names:
-            assert set(table["corpus"].to_pylist()) <= wanted, path.name
-        if "conversation_id" in table.column_names:
-            assert {c.split(":")[0] for c in table["conversation_id"].to_pylist() if c} <= wanted
-    votes = pq.read_table(out / "marts" / "votes.parquet")  # split by its global ids
-    assert votes.num_rows == sql(sample_warehouse, "select count(*) from votes")[0][0]
-    assert not (out / "marts" / "relevance_judgments.parquet").exists()  # CoSRec only
-    _, body = card_parts(out)
-    listed = table_rows(body, "| corpus | conversations | licence | upstream | citation |")
-    assert {row[0] for row in listed} == wanted
-    assert "Marts left out by `--corpus`" in body and "`relevance_judgments`" in body
-
-
-# ---------------------------------------------------------------------------------------------
-# errors and the export folder
-# ---------------------------------------------------------------------------------------------
-
-
-def test_missing_warehouse_unknown_corpus_and_format(
-    sample_warehouse: Path, tmp_path: Path
-) -> None:
-    out = str(tmp_path / "x")
-    absent = run_cli("export", "--warehouse", str(tmp_path / "absent.duckdb"), "--out", out)
-    assert_one_error(absent, 1, "does not exist", "make demo")
-    unknown = run_cli(
-        "export", "--warehouse", str(sample_warehouse), "--out", out, "--corpus", "nope"
-    )
-    assert_one_error(
-        unknown, 1, "corpus 'nope' is not in the warehouse", "it holds: convsearch, cosrec"
-    )
-    bad = run_cli("export", "--warehouse", str(sample_warehouse), "--out", out, "--format", "csv")
-    assert_one_error(bad, 2, "unknown export format 'csv'")
-    trec = run_cli("export", "--warehouse", str(sample_warehouse), "--out", out,
-                   "--corpus", "crsarena", "--trec")  # fmt: skip
-    assert_one_error(trec, 1, "cosrec is not among the exported corpora")
-    assert not Path(out).exists()  # nothing written on bad input
-    Path(out).write_text("a file", encoding="utf-8")
-    taken = run_cli("export", "--warehouse", str(sample_warehouse), "--out", out)
-    assert_one_error(taken, 1, f"export folder {out} is a file")
-
-
-def test_hf_without_datasets_says_how_to_install(sample_warehouse: Path, tmp_path: Path) -> None:
-    code = (
-        "import sys; sys.modules['datasets'] = None; sys.argv = ['csrwh'] + sys.argv[1:]; "
-        "from csrwh.cli import main; main()"
-    )
-    result = run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(tmp_path / "hf"),
-                     "--format", "hf", code=code)  # fmt: skip
-    assert_one_error(result, 1, "pip install 'csrwh[hf]'")
-
-
-def test_export_folder_is_refused_unless_empty_or_an_earlier_export(
-    sample_warehouse: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "mine"
-    out.mkdir()
-    (out / "notes.txt").write_text("keep me", encoding="utf-8")
-    args = [
-        "export",
-        "--warehouse",
-        str(sample_warehouse),
-        "--out",
-        str(out),
-        "--corpus",
-        "crsarena",
-    ]
-    assert_one_error(run_cli(*args), 1, f"export folder {out} is not empty")
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]  # untouched
-
-    fresh = tmp_path / "fresh"
-    assert run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(fresh),
-                   "--corpus", "cosrec", "--trec").returncode == 0  # fmt: skip
-    again = run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(fresh),
-                    "--corpus", "crsarena", "--format", "jsonl")  # fmt: skip
-    assert again.returncode == 0, again.stderr
-    # the earlier export's files are gone: exactly the new manifest's files remain
-    manifest = json.loads((fresh / ".csrwh-export.json").read_text(encoding="utf-8"))
-    present = sorted(
-        p.relative_to(fresh).as_posix()
-        for p in fresh.rglob("*")
-        if p.is_file() and p.name != ".csrwh-export.json"
-    )
-    assert present == manifest["files"]
-    assert not (fresh / "conversations").exists() and not (fresh / "trec").exists()
-    assert not (fresh / "marts" / "relevance_judgments.parquet").exists()
-
-    (fresh / ".csrwh-export.json").write_text("{not json", encoding="utf-8")
-    broken = run_cli("export", "--warehouse", str(sample_warehouse), "--out", str(fresh))
-    assert_one_error(broken, 1, f"{fresh / '.csrwh-export.json'}: not a csrwh export manifest")
-
-
-def test_trec_dir_follows_the_rules_of_out(sample_warehouse: Path, tmp_path: Path) -> None:
-    """--trec-dir is new, empty or an earlier export, like --out: a user's folder, the
-    warehouse's folder and / are refused in one line before anything is written."""
-    warehouse = tmp_path / "wh" / "w.duckdb"
-    warehouse.parent.mkdir()
-    warehouse.write_bytes(sample_warehouse.read_bytes())
-    out = tmp_path / "out"
-
-    def export_trec(trec_dir: Path) -> subprocess.CompletedProcess[str]:
-        return run_cli("export", "--warehouse", str(warehouse), "--out", str(out),
-                       "--corpus", "cosrec", "--trec-dir", str(trec_dir))  # fmt: skip
-
-    mine = tmp_path / "mine"
-    mine.mkdir()
-    (mine / "topics.tsv").write_text("my topics\n", encoding="utf-8")
-    assert_one_error(export_trec(mine), 1, f"TREC folder {mine} is not empty", "--trec-dir")
-    assert (mine / "topics.tsv").read_text(encoding="utf-8") == "my topics\n"
-    assert sorted(p.name for p in mine.iterdir()) == ["topics.tsv"]
-    assert not out.exists()  # refused before anything is written
-
-    assert_one_error(export_trec(warehouse.parent), 1, "is the warehouse's folder")
-    assert sorted(p.name for p in warehouse.parent.iterdir()) == ["w.duckdb"]
-
-    trec = tmp_path / "trec"
-    trec.mkdir()  # empty: taken
-    first = export_trec(trec)
-    assert first.returncode == 0, first.stderr
-    manifest = json.loads((trec / ".csrwh-export.json").read_text(encoding="utf-8"))
-    assert manifest["files"] == sorted(
-        ["qrels.all.txt", "qrels.recommendation.txt", "qrels.search.txt", "topics.tsv"]
-    )
-    again = export_trec(trec)  # an earlier export: replaced
-    assert again.returncode == 0, again.stderr
-    assert sorted(p.name for p in trec.iterdir()) == [".csrwh-export.json", *manifest["files"]]
-    inner = run_cli("export", "--warehouse", str(warehouse), "--out", str(tmp_path / "t" / "o"),
-                    "--corpus", "cosrec", "--trec-dir", str(tmp_path / "t"))  # fmt: skip
-    assert_one_error(inner, 1, "lies inside --trec-dir")
-    assert not (tmp_path / "t").exists()
-
-    existed = {p.name for p in Path("/").iterdir()}
-    root = export_trec(Path("/"))  # last: old code wrote four files there
-    assert_one_error(root, 1, "TREC folder / is the root folder")
-    assert {p.name for p in Path("/").iterdir()} == existed
-
-
-def test_readme_export_example_works_on_the_sample(sample_warehouse: Path, tmp_path: Path) -> None:
-    check_readme_export_example(sample_warehouse, tmp_path)

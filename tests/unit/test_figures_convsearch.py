@@ -11,9 +11,9 @@ from pathlib import Path
 
 import duckdb
 
-from csrwh import report as R
-from csrwh.dbt_runner import run_dbt
-from csrwh.figures import COLUMNS, PUBLISHED_DIR, compare, metrics, parse_args
+from csrwh.building.dbt_runner import run_dbt
+from csrwh.reading import report as R
+from csrwh.reading.figures import COLUMNS, PUBLISHED_DIR, compare, metrics, parse_args
 
 CONVSEARCH_MARTS = [
     "convsearch_topic_distribution",

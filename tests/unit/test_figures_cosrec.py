@@ -12,8 +12,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.dbt_runner import run_dbt
-from csrwh.figures import COLUMNS, PUBLISHED_DIR, cosrec, metrics, parse_args
+from csrwh.building.dbt_runner import run_dbt
+from csrwh.reading.figures import COLUMNS, PUBLISHED_DIR, cosrec, metrics, parse_args
 
 QUALITY_MARTS = [
     "conversation_quality",

@@ -11,11 +11,12 @@ import duckdb
 import polars as pl
 import pytest
 
-from csrwh import report
 from csrwh.config import PROJECT_ROOT
-from csrwh.figures import COLUMNS, corpus_module, metrics, parse_args
 from csrwh.measures import distinct_n
 from csrwh.measures.shuffles import LazySample
+from csrwh.reading import report
+from csrwh.reading.figures import COLUMNS, metrics, parse_args
+from csrwh.reading.figures.render import corpus_renderer
 
 MODEL = PROJECT_ROOT / "models" / "marts" / "measures" / "text_diversity.py"
 PUBLISHED = PROJECT_ROOT / "notebooks" / "published_figures" / "crsarena.csv"
@@ -272,7 +273,7 @@ MART_DDL = {
 
 
 class FakeReport:
-    """The parts of csrwh.report that render() uses, recording what it writes and shows."""
+    """The parts of csrwh.reading.report that render() uses, recording what it writes and shows."""
 
     query = staticmethod(report.query)
 
@@ -339,7 +340,7 @@ def _marts(con, with_data: bool) -> None:
 
 def test_render_writes_the_same_tables_whatever_the_data() -> None:
     report.setup_matplotlib()
-    module = corpus_module("crsarena")
+    module = corpus_renderer("crsarena")
     written = {}
     for with_data in (False, True):
         con = duckdb.connect()

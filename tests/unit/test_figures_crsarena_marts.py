@@ -11,8 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.build import build
-from csrwh.dbt_runner import run_dbt
+from csrwh.building import build
+from csrwh.building.dbt_runner import run_dbt
 from csrwh.sample import generate
 
 MARTS = [

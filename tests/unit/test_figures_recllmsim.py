@@ -1,4 +1,4 @@
-"""RecLLMSim published figures and the report's RecLLMSim tables (csrwh/figures/recllmsim.py).
+"""RecLLMSim published figures and the report's RecLLMSim tables (csrwh/reading/figures/recllmsim.py).
 
 On the generated sample (built once per session): every figure of
 notebooks/published_figures/recllmsim.csv names a metric whose parameters its args fill, the
@@ -19,8 +19,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh import figures as F
-from csrwh.figures import recllmsim
+from csrwh.reading import figures as F
+from csrwh.reading.figures import recllmsim
+from csrwh.reading.figures.render import recllmsim as recllmsim_render
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report_oracle import recllmsim as oracle
@@ -112,7 +113,7 @@ def test_every_figure_equals_the_oracle_on_the_sample(sample_con) -> None:
 def test_every_recllmsim_mart_equals_the_oracle_on_the_sample(
     sample_con, name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from csrwh import report
+    from csrwh.reading import report
 
     expectation, keys, _, columns = oracle.TABLES[name]
     monkeypatch.setenv(report.ENV_TABLES, str(tmp_path))
@@ -141,10 +142,10 @@ def test_the_scripts_sets_are_kept_apart(sample_con) -> None:
 
 
 class _Recorder:
-    """Stands in for csrwh.report: records written tables, ignores display."""
+    """Stands in for csrwh.reading.report: records written tables, ignores display."""
 
     def __init__(self, out: Path) -> None:
-        from csrwh import report
+        from csrwh.reading import report
 
         self.out, self._report = out, report
         self.written: dict[str, list[str]] = {}
@@ -171,14 +172,14 @@ def test_render_writes_the_same_tables_with_or_without_recllmsim(
     matplotlib.use("Agg", force=True)
     with duckdb.connect(str(sample_warehouse), read_only=True) as con:
         with_data = _Recorder(tmp_path)
-        recllmsim.render(con, with_data, present=True)
+        recllmsim_render.render(con, with_data, present=True)
     empty = tmp_path / "empty.duckdb"
     shutil.copy2(sample_warehouse, empty)
     with duckdb.connect(str(empty)) as con:
         for name in oracle.TABLES:
             con.execute(f"delete from main.{name}")
         without = _Recorder(tmp_path)
-        recllmsim.render(con, without, present=False)
+        recllmsim_render.render(con, without, present=False)
     expected = {name: spec[3] for name, spec in oracle.TABLES.items()}
     assert with_data.written == expected and without.written == expected
     assert without.absent == ["recllmsim"] and with_data.absent == []

@@ -1,4 +1,4 @@
-"""csrwh.lineage: payload key paths vs the staging models' declared reads and the unmodelled list."""
+"""csrwh.building.lineage: payload key paths vs the staging models' declared reads and the unmodelled list."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 import duckdb
 import pytest
 
-from csrwh import lineage
+from csrwh.building import lineage
 from csrwh.config import PROJECT_ROOT
 
 KNOWN_RECORD = {

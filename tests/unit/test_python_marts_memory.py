@@ -2,7 +2,7 @@
 
 * ``text_diversity``: ``tests/unit/test_text_diversity_engine.py`` (figures) and
   ``tests/unit/test_text_diversity_memory.py`` (memory);
-* ``csrwh.stats`` bootstraps: resample weights a block at a time;
+* ``csrwh.measures.stats`` bootstraps: resample weights a block at a time;
 * ``annotator_agreement``: the rows that cannot count are left out in DuckDB.
 """
 
@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from csrwh import stats
 from csrwh.config import PROJECT_ROOT
+from csrwh.measures import agreement as stats
 
 
 def _load(relative: str, name: str):
@@ -39,7 +39,7 @@ class _Dbt:
     def __init__(self, con: duckdb.DuckDBPyConnection, config: dict | None = None) -> None:
         self._con = con
         values = config or {}
-        self.is_incremental = False  # built from nothing (csrwh.partitions)
+        self.is_incremental = False  # built from nothing (csrwh.building.partitions)
 
         class _This:
             database, schema, identifier = "memory", "main", "the_model"

@@ -15,9 +15,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from csrwh import stats, text_measures
 from csrwh.measures import distinct_n as dn
+from csrwh.measures import ranking as stats
 from csrwh.measures import shuffles
+from csrwh.measures import text as text_measures
 from csrwh.measures.tokens import arrow_dataset_tokens
 
 td = shuffles  # the seeded shuffles of text_diversity (csrwh.measures)

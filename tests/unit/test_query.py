@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from csrwh.errors import CsrwhError
-from csrwh.query import export_marts, list_marts, run_query
+from csrwh.reading.query import export_marts, list_marts, run_query
 
 
 @pytest.fixture()

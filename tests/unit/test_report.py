@@ -1,4 +1,4 @@
-"""`csrwh report` (csrwh.report.build_report) on the generated sample of all five corpora.
+"""`csrwh report` (csrwh.reading.report.build_report) on the generated sample of all five corpora.
 
 The sample is generated and built into a temporary warehouse once per module; the report runs
 twice on it. Checked: every table under tables/ equals its golden file (tests/golden/report/,
@@ -24,10 +24,10 @@ import pytest
 from test_report_expected import assert_input_hashes, assert_report_tables_match
 from test_report_golden import assert_matches_golden
 
-from csrwh import report
-from csrwh.build import build
+from csrwh.building import build
 from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
+from csrwh.reading import report
 from csrwh.sample import generate
 from ingest import registry
 
@@ -312,7 +312,7 @@ def test_inputs_digest_ignores_order() -> None:
 
 
 def test_published_figures_are_well_formed_data() -> None:
-    from csrwh import figures
+    from csrwh.reading import figures
 
     files = sorted(p.stem for p in PUBLISHED.glob("*.csv"))
     assert files == sorted(figures.CORPORA), files
@@ -401,7 +401,7 @@ def test_folded_block_keeps_every_output_under_one_details(tmp_path: Path) -> No
     whose summary counts its tables and figures."""
     notebook = tmp_path / "fold.py"
     notebook.write_text(
-        "# %%\nimport matplotlib.pyplot as plt\nimport polars as pl\n\nfrom csrwh import report as R\n\n"
+        "# %%\nimport matplotlib.pyplot as plt\nimport polars as pl\n\nfrom csrwh.reading import report as R\n\n"
         'with R.folded("Inside <b>"):\n'
         '    R.show_table(pl.DataFrame({"a": [1, 2]}))\n'
         '    R.show_html("<p>between</p>")\n'

@@ -110,8 +110,8 @@ def update(golden: Path = GOLDEN) -> int:
     """Generate the sample, build it, run the report and copy its tables to ``golden``."""
     import os
 
-    from csrwh import report
-    from csrwh.build import build
+    from csrwh.building import build
+    from csrwh.reading import report
     from csrwh.sample import generate
 
     with tempfile.TemporaryDirectory(prefix="csrwh-golden-") as tmp:

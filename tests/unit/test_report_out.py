@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from csrwh import report
 from csrwh.errors import CsrwhError
+from csrwh.reading import report
 
 NOTEBOOK = """# %%
 import os
 
 import polars as pl
 
-from csrwh import report as R
+from csrwh.reading import report as R
 
 for name in os.environ["CSRWH_TEST_TABLES"].split(","):
     R.write_table(pl.DataFrame({"table": [name]}), name)

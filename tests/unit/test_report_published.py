@@ -1,4 +1,4 @@
-"""Section 2 of the report (csrwh.report.published): which figures fold away, how published
+"""Section 2 of the report (csrwh.reading.report.published): which figures fold away, how published
 and warehouse values are shown, the per-corpus block and the cell the notebook calls."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from csrwh import figures
-from csrwh.report import published
+from csrwh.reading import figures
+from csrwh.reading.report import published
 
 COLUMNS = {name: pl.Utf8 for name in figures.COMPARISON_COLUMNS} | {
     name: pl.Float64
@@ -137,7 +137,7 @@ def test_summary_counts_every_status() -> None:
 def test_show_comparison_writes_the_table_and_shows_one_block_per_corpus(
     monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
-    from csrwh import report
+    from csrwh.reading import report
 
     shown: list[str] = []
     rows = [{"figure_id": k, "precision": str(v)} for k, v in PRECISION.items()]

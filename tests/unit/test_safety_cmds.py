@@ -17,7 +17,7 @@ import yaml
 
 from csrwh import config
 from csrwh.errors import CsrwhError
-from csrwh.query import run_query
+from csrwh.reading.query import run_query
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -203,9 +203,9 @@ def test_piped_sql_output_is_plain_csv_and_never_wraps(warehouse: Path) -> None:
 
 
 def test_describe_dq_results_and_build_info_describe_every_column(tmp_path: Path) -> None:
-    from csrwh import catalog
-    from csrwh.build.fingerprint import _record_build
-    from csrwh.validate import _DQ_RESULTS_DDL
+    from csrwh.building.fingerprint import _record_build
+    from csrwh.building.gate.results import _DQ_RESULTS_DDL
+    from csrwh.reading import catalog
 
     path = tmp_path / "wh.duckdb"
     with duckdb.connect(str(path)) as con:
@@ -302,7 +302,7 @@ def test_path_errors_are_one_line(code: int, says: str) -> None:
 
 @pytest.mark.parametrize("name", [".lock", ".build", ".failed"])
 def test_build_refuses_links_for_the_files_it_creates(tmp_path: Path, name: str) -> None:
-    from csrwh.build import build
+    from csrwh.building import build
 
     warehouse = tmp_path / "wh" / "csr.duckdb"
     warehouse.parent.mkdir()
@@ -323,7 +323,7 @@ def test_build_refuses_links_for_the_files_it_creates(tmp_path: Path, name: str)
 
 
 def test_lock_never_writes_through_a_link_made_after_the_check(tmp_path: Path) -> None:
-    from csrwh.lock import BuildLock, lock_path
+    from csrwh.building.lock import BuildLock, lock_path
 
     warehouse = tmp_path / "csr.duckdb"
     victim = tmp_path / "victim.txt"
@@ -413,7 +413,7 @@ def test_validate_leaves_the_published_warehouse_byte_identical(
     assert result.returncode == 0, result.stderr
     assert sha256(warehouse) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["csr.dq.duckdb", "csr.duckdb"]
-    sidecar = tmp_path / "csr.dq.duckdb"  # csrwh.validate.results_sidecar
+    sidecar = tmp_path / "csr.dq.duckdb"  # csrwh.building.gate.run.results_sidecar
     with duckdb.connect(str(sidecar), read_only=True) as con:
         runs = con.execute(
             "select run_id, count(distinct suite) from dq_results group by 1"

@@ -1,4 +1,4 @@
-"""csrwh.text_measures: whitespace and segmented word counts, and the offline, hash-verified
+"""csrwh.measures.text: whitespace and segmented word counts, and the offline, hash-verified
 cl100k_base token counts (turns.n_words_segmented, n_tokens, n_tokens_translation); and the
 count_words macro's unit test failing on the old macro."""
 
@@ -14,9 +14,9 @@ import duckdb
 import pandas as pd
 import pytest
 
-from csrwh import text_measures
 from csrwh.config import PROJECT_ROOT
-from csrwh.text_measures import (
+from csrwh.measures import text as text_measures
+from csrwh.measures.text import (
     cl100k_base,
     is_chinese,
     segment,

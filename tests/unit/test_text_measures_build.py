@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.dbt_runner import run_dbt
+from csrwh.building.dbt_runner import run_dbt
 from csrwh.sample import generate
 
 # tests run only when every model they read was built (`cautious` indirect selection)

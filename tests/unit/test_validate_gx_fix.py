@@ -1,4 +1,4 @@
-"""Regression tests for the DuckDB result-fetch fix (csrwh/validation/gx_duckdb.py).
+"""Regression tests for the DuckDB result-fetch fix (csrwh/building/gate/gx_duckdb.py).
 
 GX issues #10738/#11579: on DuckDB via duckdb-engine, GX's SQL execution engine returns query
 results after closing their connection, so every metric comes back empty and every
@@ -15,8 +15,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.validate import validate
-from csrwh.validation import gx_duckdb
+from csrwh.building.gate import gx_duckdb
+from csrwh.building.gate.run import validate
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +96,7 @@ def test_project_suites_never_report_empty_observed_values(
 
 def test_without_fix_gx_returns_empty_results(database: Path) -> None:
     """Documents the upstream bug. If this fails after a GX upgrade, the bug may be fixed:
-    re-verify and widen or drop the fix (csrwh/validation/gx_duckdb.py, KNOWN_BROKEN)."""
+    re-verify and widen or drop the fix (csrwh/building/gate/gx_duckdb.py, KNOWN_BROKEN)."""
     gx_duckdb.remove()
     try:
         result = _validate_with_gx(database)

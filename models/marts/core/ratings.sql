@@ -1,4 +1,4 @@
-{#- One row per rating (long format), placed on its scale from the rating_scales seed (custom corpora: their corpus.json). -#}
+{#- One row per rating (long format), placed on its scale: the corpus' own scale model when it has one (custom corpora: their corpus.json), else the rating_scales seed. -#}
 
 with
 
@@ -12,53 +12,68 @@ unioned as (
     ) }}
 ),
 
-rating_scales as (
-    select corpus as scale_key, aspect, scale_min, scale_max, higher_is_better
+corpus_scales as (
+    select corpus, aspect, scale_min, scale_max, higher_is_better
     from {{ ref('rating_scales') }}
-    union all
-    -- custom corpora declare their own scales (custom/<name>/corpus.json), per corpus name
-    select scale_key, aspect, scale_min, scale_max, higher_is_better
-    from {{ ref('int_custom__rating_scales') }}
+),
+
+-- scales a corpus declares for a part of itself in its own model int_<id>__rating_scales
+-- (registry-driven; e.g. each custom corpus' corpus.json), keyed by the conversation id up to
+-- its first '/'; they take precedence over the corpus' seed scale
+own_scales as (
+    {{ corpus_lookup_models_union('rating_scales', [
+        ['scale_key', 'varchar'], ['aspect', 'varchar'], ['scale_min', 'double'],
+        ['scale_max', 'double'], ['higher_is_better', 'boolean'],
+    ]) }}
 ),
 
 with_corpus as (
     select
         *,
         {{ dbt.split_part("conversation_id", "':'", 1) }} as corpus,
-        -- the scale's key: the corpus, or 'custom:<name>' (the custom id up to its first '/')
-        case
-            when {{ dbt.split_part("conversation_id", "':'", 1) }} = 'custom'
-                then {{ dbt.split_part("conversation_id", "'/'", 1) }}
-            else {{ dbt.split_part("conversation_id", "':'", 1) }}
-        end as scale_key
+        {{ dbt.split_part("conversation_id", "'/'", 1) }} as scale_key
     from unioned
+),
+
+scaled as (
+    select
+        with_corpus.*,
+        cast(coalesce(own_scales.scale_min, corpus_scales.scale_min) as double) as scale_min,
+        cast(coalesce(own_scales.scale_max, corpus_scales.scale_max) as double) as scale_max,
+        case
+            when own_scales.aspect is not null then own_scales.higher_is_better
+            else corpus_scales.higher_is_better
+        end as higher_is_better
+    from with_corpus
+    left join own_scales
+        on with_corpus.scale_key = own_scales.scale_key
+        and with_corpus.aspect = own_scales.aspect
+    left join corpus_scales
+        on with_corpus.corpus = corpus_scales.corpus
+        and with_corpus.aspect = corpus_scales.aspect
 ),
 
 final as (
     select
         -- ids
-        with_corpus.conversation_id,
-        with_corpus.item_id,
-        with_corpus.rater_id,
+        conversation_id,
+        item_id,
+        rater_id,
         -- strings
-        with_corpus.corpus,
-        with_corpus.rater_kind,
-        with_corpus.aspect,
-        with_corpus.raw_value,
-        with_corpus.comment,
+        corpus,
+        rater_kind,
+        aspect,
+        raw_value,
+        comment,
         -- numerics
-        with_corpus.turn_index,
-        cast(with_corpus.value as double) as value,
-        cast(rating_scales.scale_min as double) as scale_min,
-        cast(rating_scales.scale_max as double) as scale_max,
-        (cast(with_corpus.value as double) - rating_scales.scale_min)
-            / (rating_scales.scale_max - rating_scales.scale_min) as value_normalized,
+        turn_index,
+        cast(value as double) as value,
+        scale_min,
+        scale_max,
+        (cast(value as double) - scale_min) / (scale_max - scale_min) as value_normalized,
         -- booleans
-        rating_scales.higher_is_better
-    from with_corpus
-    left join rating_scales
-        on with_corpus.scale_key = rating_scales.scale_key
-        and with_corpus.aspect = rating_scales.aspect
+        higher_is_better
+    from scaled
 )
 
 select * from final

@@ -31,17 +31,17 @@ same value (the figure is then not length-normalised: ``is_truncated`` is false)
 
 The figures are computed by ``csrwh.measures.distinct_n`` (set-based work in DuckDB, texts
 streamed in batches: memory does not grow with a corpus's length) and the seeded shuffles by
-``csrwh.measures.shuffles``. Per-corpus partitions (``csrwh.partitions``): a corpus whose
+``csrwh.measures.shuffles``. Per-corpus partitions (``csrwh.building.partitions``): a corpus whose
 inputs and code are unchanged is carried over from the previous table.
 """
 
 from __future__ import annotations
 
+from csrwh.building.partitions import code_version, corpus_digests, partitions, sql_list
 from csrwh.measures.distinct_n import SCHEMA, corpus_rows
-from csrwh.partitions import code_version, corpus_digests, partitions, sql_list
 
 #: The inputs of a corpus's rows: a corpus whose rows of these columns are unchanged keeps
-#: its rows (``csrwh.partitions``).
+#: its rows (``csrwh.building.partitions``).
 INPUT_COLUMNS = (
     "conversation_id",
     "turn_index",
@@ -71,7 +71,12 @@ def model(dbt, session):
     )
     version = code_version(
         __file__,
-        modules=["csrwh.measures.distinct_n", "csrwh.measures.shuffles"],
+        modules=[
+            "csrwh.measures.distinct_n",
+            "csrwh.measures.shuffles",
+            "csrwh.measures.tokens",
+            "csrwh.measures.truncated",
+        ],
         packages=["numpy", "pyarrow", "duckdb"],
     )
     plan = partitions(session, dbt, version, corpus_digests(joined, INPUT_COLUMNS))

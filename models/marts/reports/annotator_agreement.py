@@ -11,7 +11,7 @@ The ``subject`` names what the labels are about and, after ``|``, the scope of t
   annotators may give several intent types to one utterance; such a set is its own
   category, e.g. ``product_details+search``). Only turns with at least two annotators count.
   Kappa uses Fleiss' formula generalised to a varying number of annotators per turn (see
-  ``csrwh.stats.fleiss_kappa``). A label row dichotomises every annotator's category on the
+  ``csrwh.measures.stats.fleiss_kappa``). A label row dichotomises every annotator's category on the
   corpus's counted turns into "its set holds the label" or not and computes kappa on that
   two-column table: Fleiss' (1971) category-specific kappa of the label (exactly so for
   single-label categories and a constant number of annotators).
@@ -28,7 +28,7 @@ A subset is ``conversations.subset`` of the unit's conversation. Measures that a
 (no unit with two raters, or no variation at all) produce no row.
 
 Uncertainty: ``ci_low`` / ``ci_high`` are a percentile bootstrap 95 % interval of each
-measure (``csrwh.stats.fleiss_kappa_bootstrap`` / ``krippendorff_alpha_bootstrap``): the
+measure (``csrwh.measures.stats.fleiss_kappa_bootstrap`` / ``krippendorff_alpha_bootstrap``): the
 resampling units are the rated units that enter the measure (turns for intents, rated units
 for ratings), in order of ``(conversation_id, turn_index, item_id)``, drawn with replacement
 together with all their ratings, ``var('agreement_bootstrap_samples')`` times with seed
@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from csrwh.stats import (
+from csrwh.measures.stats import (
     fleiss_kappa,
     fleiss_kappa_bootstrap,
     fleiss_table,
@@ -298,7 +298,7 @@ def build_agreement(
 
 
 def model(dbt, session):
-    from csrwh.partitions import code_version, corpus_digests, partitions, sql_list
+    from csrwh.building.partitions import code_version, corpus_digests, partitions, sql_list
 
     dbt.config(
         materialized="incremental",
@@ -351,7 +351,7 @@ def model(dbt, session):
     # is carried over (each row's bootstrap is seeded alone, so corpora are independent)
     version = code_version(
         __file__,
-        modules=["csrwh.stats"],
+        modules=["csrwh.measures.agreement"],
         packages=["numpy", "pandas", "scipy"],
         settings={"n_samples": n_samples, "seed": seed},
     )

@@ -6,12 +6,12 @@ dataset's own analysis. Every vote row counts, including rows flagged ``is_dupli
 the published Elo ratings are reproduced only with all rows (the upstream merge tool's
 de-duplication is for linking votes to dialogues, not for ranking).
 
-Statistics come from ``csrwh.stats``: sequential Elo (initial 1000, K 16), ridge-penalised
+Statistics come from ``csrwh.measures.stats``: sequential Elo (initial 1000, K 16), ridge-penalised
 Bradley-Terry strengths on the same scale with percentile bootstrap intervals
 (``var('bt_bootstrap_samples')`` resamples, seed ``var('bt_bootstrap_seed')``, passed in
 through this model's config in ``_reports__models.yml``).
 
-Incremental (issue 26, ``csrwh.partitions``): one partition, the votes and CRSArena
+Incremental (issue 26, ``csrwh.building.partitions``): one partition, the votes and CRSArena
 conversations it reads; while they, the settings and the code are unchanged, a build keeps
 the previous table.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from csrwh.stats import bradley_terry, bradley_terry_bootstrap, elo_ratings
+from csrwh.measures.stats import bradley_terry, bradley_terry_bootstrap, elo_ratings
 
 ENVIRONMENTS = ("open", "closed", "global")
 ELO_INITIAL = 1000.0
@@ -158,7 +158,12 @@ CONVERSATION_COLUMNS = ("subset", "system_id", "user_sentiment")
 
 
 def model(dbt, session):
-    from csrwh.partitions import code_version, corpus_digests, previous_digests, save_digests
+    from csrwh.building.partitions import (
+        code_version,
+        corpus_digests,
+        previous_digests,
+        save_digests,
+    )
 
     dbt.config(
         materialized="incremental",
@@ -174,10 +179,10 @@ def model(dbt, session):
         .filter("corpus = 'crsarena'")
         .project("corpus, subset, system_id, user_sentiment")
     )
-    # one partition (csrwh.partitions): unchanged inputs and code keep the previous table
+    # one partition (csrwh.building.partitions): unchanged inputs and code keep the previous table
     version = code_version(
         __file__,
-        modules=["csrwh.stats"],
+        modules=["csrwh.measures.ranking"],
         packages=["numpy", "pandas", "scipy"],
         settings={"n_samples": n_samples, "seed": seed},
     )

@@ -4,10 +4,11 @@ Each module may define ``TABLES`` (report table name -> (expectation, key column
 columns, CSV columns)) in the format of ``test_report_expected.TABLES``, ``REPORT_TABLES`` (the
 same, for report tables that are not one of the corpus's marts), and
 ``published_value(con, figure_id)`` for that corpus's published figures not covered there.
-``agreement`` (the ``annotator_agreement`` table, every corpus) and ``intervals`` (t and
-Wilson intervals) are shared by them and ``test_report_expected``.
+``agreement`` (the ``annotator_agreement`` table, every corpus), ``intervals`` (t and
+Wilson intervals) and ``common`` (row queries, quantiles, ranks, correlations) are shared by
+them and ``test_report_expected``; ``core`` holds the expectations of the overview sections.
 They recompute from plain row queries of the marts in Python — never through
-``csrwh.figures`` or the notebook.
+``csrwh.reading.figures`` or the notebook.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Oracle for the report's ``annotator_agreement`` table (every corpus), see __init__.
 
 Recomputed from plain rows of ``intents``, ``ratings`` and ``conversations`` in Python, not
-through ``csrwh.stats`` or the mart's model:
+through ``csrwh.measures.stats`` or the mart's model:
 
 * Fleiss' kappa from per-turn category counts: the share of agreeing ordered annotator pairs
   per turn, category shares over all labels; a label row counts, per turn, the annotators

@@ -1,4 +1,4 @@
-"""Confidence intervals for the oracles, computed independently of ``csrwh.stats``: Student's
+"""Confidence intervals for the oracles, computed independently of ``csrwh.measures.stats``: Student's
 t interval from scipy's t quantile and ``statistics.stdev`` of the raw values, Wilson's score
 interval as the roots of its quadratic with scipy's normal quantile."""
 

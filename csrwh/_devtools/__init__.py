@@ -1,0 +1,1 @@
+"""Tools for the project's developers (checks run by tests and by hand); not used at run time."""

@@ -1,0 +1,317 @@
+"""Run dbt in-process (dbtRunner) against a given warehouse file.
+
+Anonymous tracking is off (DO_NOT_TRACK and send_anonymous_usage_stats), partial parsing is on,
+and the database path reaches the profile through CSRWH_DBT_PATH. dbt reparses the whole
+project whenever the profile's connection settings change, the path included, so a build
+gives dbt a stable per-warehouse path (``csrwh.building``) and dbt's ``partial_parse.msgpack``
+is reused from one build to the next. DuckDB's ``memory_limit``, ``threads`` and
+``temp_directory`` reach the profile through CSRWH_DBT_MEMORY_LIMIT, CSRWH_DBT_THREADS and
+CSRWH_DBT_TEMP_DIR (:func:`csrwh.config.duckdb_settings`).
+
+Memory: after each Python model (text measures, diversity, agreement: pandas/Arrow/numpy work
+in this process) and after dbt, the freed C heap is handed back to the system
+(:func:`return_freed_memory`), so what those models freed does not stay in the build's
+resident set while later nodes and the gate run. Python models run one at a time
+(:func:`python_models_one_at_a_time`): each holds a corpus's texts or ratings in Arrow and
+numpy, and two side by side made the build's peak (real corpora 1,132 -> 1,056 MB, cold wall
+unchanged; see BENCHMARKS.md). SQL nodes still run beside them on dbt's other threads.
+
+``log_file`` receives what dbt would print (its info, warning and error lines: one per node
+started and finished), whatever the console shows; ``on_event`` sees every dbt event (the build
+counts nodes with it). Both are called from dbt's worker threads.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from csrwh.config import PROJECT_ROOT, duckdb_settings
+from csrwh.errors import CsrwhError, is_out_of_memory, out_of_memory_line
+
+
+@dataclass
+class DbtOutcome:
+    """What a dbt invocation did: node statuses, failures and wall time."""
+
+    success: bool
+    seconds: float
+    n_nodes: int = 0
+    failures: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    # open_vocabulary tests that warned: (test unique_id, vocabulary name, compiled SQL)
+    open_vocabulary_warnings: list[tuple[str, str, str]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    # node results by status (success, pass, warn, fail, error, skipped, ...)
+    statuses: Counter[str] = field(default_factory=Counter)
+    log_file: Path | None = None
+    # why dbt parsed the whole project (its UnableToPartialParse reason); None: partial parse
+    full_parse_reason: str | None = None
+    # seconds from the invocation to dbt's "Found N models, ..." line (parse and setup)
+    parse_seconds: float | None = None
+
+    def node_summary(self) -> str:
+        """``682 dbt nodes: 680 ok, 2 warn`` (models and seeds built, tests passed = ok)."""
+        ok = self.statuses.get("success", 0) + self.statuses.get("pass", 0)
+        rest = [
+            f"{n} {status}"
+            for status, n in sorted(self.statuses.items())
+            if status not in ("success", "pass")
+        ]
+        return f"{self.n_nodes} dbt nodes: " + ", ".join([f"{ok} ok", *rest])
+
+
+def dbt_target_path() -> Path:
+    """dbt's target folder: ``$CSRWH_DBT_TARGET_PATH``, else ``<project>/target``."""
+    return Path(os.environ.get("CSRWH_DBT_TARGET_PATH") or PROJECT_ROOT / "target")
+
+
+#: events dbt's own console filter leaves out at info level
+_NOT_LOGGED = frozenset({"CacheAction", "CacheDumpGraph"})
+
+
+class _NodeLog:
+    """dbt's console lines (info and above), timestamped, one per line, into a file."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._fh = path.open("a", encoding="utf-8", buffering=1)  # line-buffered: tail -f works
+
+    def __call__(self, msg: Any) -> None:
+        info = msg.info
+        if info.level not in ("info", "warn", "error") or info.name in _NOT_LOGGED:
+            return
+        line = f"{time.strftime('%H:%M:%S')}  {info.msg}".rstrip()
+        with self._lock:
+            if not self._fh.closed:
+                self._fh.write(line + "\n")
+
+    def close(self) -> None:
+        with self._lock:
+            self._fh.close()
+
+
+class _ConsoleErrors:
+    """dbt's error lines on the console, as dbt prints them with ``--quiet`` (``HH:MM:SS  msg``),
+    except DuckDB's out-of-memory errors: their text ends in DuckDB's advice to ``SET threads``
+    and ``memory_limit``, which a build's user cannot do; the build prints one line naming
+    CSRWH_MEMORY_LIMIT and CSRWH_THREADS for them instead (:func:`csrwh.errors.out_of_memory_line`).
+    """
+
+    def __call__(self, msg: Any) -> None:
+        info = msg.info
+        if info.level != "error" or is_out_of_memory(str(info.msg)):
+            return
+        print(f"{time.strftime('%H:%M:%S')}  {info.msg}".rstrip(), flush=True)
+
+
+class _ParseWatch:
+    """Notes whether dbt parsed the whole project and when parsing ended."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.full_parse_reason: str | None = None
+        self.parse_seconds: float | None = None
+
+    def __call__(self, msg: Any) -> None:
+        name = msg.info.name
+        if name == "UnableToPartialParse":
+            self.full_parse_reason = str(msg.data.reason)
+        elif name == "FoundStats" and self.parse_seconds is None:
+            self.parse_seconds = time.perf_counter() - self.started
+
+
+def return_freed_memory() -> None:
+    """Collect garbage and hand the C heap's free pages back to the system (glibc's
+    ``malloc_trim``; elsewhere only the collection)."""
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (:func:`csrwh.building.allocator.glibc`), or None."""
+    from csrwh.building.allocator import glibc
+
+    libc = glibc()
+    return None if libc is None else libc.malloc_trim
+
+
+def _trim_after_python_models(msg: Any) -> None:
+    """On the end of a Python model: :func:`return_freed_memory`."""
+    if msg.info.name == "NodeFinished" and str(msg.data.node_info.node_path).endswith(".py"):
+        return_freed_memory()
+
+
+_PYTHON_MODEL_LOCK = threading.Lock()
+
+
+def python_models_one_at_a_time() -> None:
+    """Make dbt-duckdb run at most one Python model at a time in this process (its
+    ``submit_python_job`` -- the model's code and the table it returns -- under one lock).
+    Idempotent; SQL models and tests are not affected."""
+    from dbt.adapters.duckdb.impl import DuckDBAdapter
+
+    submit = DuckDBAdapter.submit_python_job
+    if getattr(submit, "csrwh_one_at_a_time", False):
+        return
+
+    def one_at_a_time(self: Any, parsed_model: dict, compiled_code: str) -> Any:
+        with _PYTHON_MODEL_LOCK:
+            return submit(self, parsed_model, compiled_code)
+
+    one_at_a_time.csrwh_one_at_a_time = True  # type: ignore[attr-defined]
+    DuckDBAdapter.submit_python_job = one_at_a_time  # type: ignore[method-assign]
+
+
+def _guarded(callback: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A callback whose errors never break dbt (interrupts still propagate)."""
+
+    def call(msg: Any) -> None:
+        try:
+            callback(msg)
+        except Exception:  # noqa: BLE001, S110 - progress display only
+            pass
+
+    return call
+
+
+def default_temp_dir(database: Path) -> Path:
+    """Where DuckDB spills for ``database`` unless told otherwise: ``<database>.build/tmp``."""
+    database = Path(database)
+    return database.with_name(database.name + ".build") / "tmp"
+
+
+def run_dbt(
+    args: list[str],
+    database: Path,
+    quiet: bool = False,
+    *,
+    log_file: Path | None = None,
+    on_event: Callable[[Any], None] | None = None,
+    temp_dir: Path | None = None,
+) -> DbtOutcome:
+    """Invoke `dbt <args>` in-process on `database`; never raises for failed nodes.
+
+    ``quiet`` leaves only dbt's error lines on the console; ``log_file`` gets dbt's console
+    lines (appended); ``on_event`` is called with every dbt event message; ``temp_dir`` is
+    DuckDB's spill folder (default :func:`default_temp_dir`)."""
+    os.environ["DO_NOT_TRACK"] = "1"
+    os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
+    os.environ["CSRWH_DBT_PATH"] = str(database)
+    temp = Path(temp_dir) if temp_dir is not None else default_temp_dir(database)
+    temp.mkdir(parents=True, exist_ok=True)
+    settings = duckdb_settings(temp)
+    os.environ["CSRWH_DBT_MEMORY_LIMIT"] = settings["memory_limit"]
+    os.environ["CSRWH_DBT_THREADS"] = settings["threads"]
+    os.environ["CSRWH_DBT_TEMP_DIR"] = settings["temp_directory"]
+    from dbt.cli.main import dbtRunner
+
+    python_models_one_at_a_time()
+    full_args = [
+        *args,
+        "--project-dir",
+        str(PROJECT_ROOT),
+        "--profiles-dir",
+        str(PROJECT_ROOT / "profiles"),
+    ]
+    # CSRWH_DBT_TARGET_PATH lets concurrent builds (e.g. parallel tests) keep apart artefacts.
+    target = dbt_target_path()
+    full_args += ["--target-path", str(target)]
+    cli_flags = ["--log-path", str(target / "logs")]
+    console_errors = None
+    if quiet:  # dbt's console off; its error lines through _ConsoleErrors
+        cli_flags += ["--log-level", "none", "--log-level-file", "debug"]
+        console_errors = _ConsoleErrors()
+    node_log = _NodeLog(log_file) if log_file is not None else None
+    watch = _ParseWatch()
+    callbacks = [
+        c
+        for c in (node_log, console_errors, on_event, watch, _trim_after_python_models)
+        if c is not None
+    ]
+    started = watch.started = time.perf_counter()
+    try:
+        result = dbtRunner(callbacks=[_guarded(c) for c in callbacks]).invoke(
+            [*cli_flags, *full_args]
+        )
+    finally:
+        if node_log is not None:
+            node_log.close()
+    seconds = time.perf_counter() - started
+    if result.exception is not None and result.result is None:
+        raise CsrwhError(
+            f"dbt {args[0]} could not run: {result.exception}",
+            hint=f"check the dbt project files (dbt_project.yml, models/) and {log_file or target / 'logs' / 'dbt.log'}",
+        )
+    release_database(database)
+    outcome = DbtOutcome(
+        success=bool(result.success),
+        seconds=seconds,
+        log_file=log_file,
+        full_parse_reason=watch.full_parse_reason,
+        parse_seconds=watch.parse_seconds,
+    )
+    results = getattr(result.result, "results", None) or []
+    for node_result in results:
+        outcome.n_nodes += 1
+        status = str(getattr(node_result, "status", ""))
+        outcome.statuses[status] += 1
+        node = getattr(node_result, "node", None)
+        name = getattr(node, "unique_id", "?")
+        outcome.timings[name] = float(getattr(node_result, "execution_time", 0.0) or 0.0)
+        if status in ("error", "fail", "runtime error"):
+            outcome.failures.append(failure_line(name, node_result))
+        elif status == "warn":
+            outcome.warnings.append(f"{name}: {getattr(node_result, 'message', '')}")
+            metadata = getattr(node, "test_metadata", None)
+            if metadata is not None and getattr(metadata, "name", "") == "open_vocabulary":
+                vocabulary = str((getattr(metadata, "kwargs", None) or {}).get("vocabulary", ""))
+                compiled = getattr(node, "compiled_code", None) or ""
+                outcome.open_vocabulary_warnings.append((name, vocabulary, compiled))
+    return outcome
+
+
+def failure_line(name: str, node_result: Any) -> str:
+    """The build's line for a failed dbt node: ``<node>: <status> <dbt's message>``, or one line
+    naming CSRWH_MEMORY_LIMIT and CSRWH_THREADS when DuckDB ran out of memory."""
+    status = str(getattr(node_result, "status", ""))
+    message = getattr(node_result, "message", "") or ""
+    if is_out_of_memory(message):
+        return out_of_memory_line("dbt", name, message)
+    return f"{name}: {status} {message}".strip()
+
+
+def release_database(database: Path) -> None:
+    """Close the DuckDB database dbt-duckdb keeps open between invocations, and checkpoint it.
+
+    dbt-duckdb caches its environment (and so an open DuckDB instance) at class level for the
+    life of the process. The orchestrator renames the database file after dbt, so the
+    instance must be closed and its WAL folded into the file first.
+    """
+    import duckdb
+
+    try:
+        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+    except ImportError:  # pragma: no cover - adapter layout changed
+        DuckDBConnectionManager = None
+    if DuckDBConnectionManager is not None:
+        with DuckDBConnectionManager._LOCK:
+            env = DuckDBConnectionManager._ENV
+            if env is not None:
+                env.close()
+                DuckDBConnectionManager._ENV = None
+    return_freed_memory()
+    if Path(database).exists():
+        with duckdb.connect(str(database)) as con:
+            con.execute("checkpoint")

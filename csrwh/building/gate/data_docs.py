@@ -1,0 +1,160 @@
+"""Great Expectations Data Docs that render offline, one folder per warehouse.
+
+GX's page templates link 15 stylesheets and scripts from CDNs (Bootstrap, jQuery, Popper,
+bootstrap-table, bootstrap-datepicker, Font Awesome, bootstrap-dark, Vega); without a network
+the pages render unstyled. :func:`localise` copies those files, vendored from the npm registry
+with their licences (``data_docs_assets/``, written by ``scripts/vendor_data_docs_assets.py``),
+into ``<docs>/static/vendor/`` and points every page at them; :func:`remote_links` lists any
+link to another host that is left (none, or a test fails).
+
+Where: :func:`docs_dir` -- ``<warehouse>.data_docs/`` beside the warehouse, so builds and
+validations of different warehouses never overwrite one another's Data Docs; the build's gate,
+which validates the working copy ``<warehouse>.building-<build id>``, writes those of the
+warehouse it builds (:func:`docs_dir_for_build`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+ASSETS_DIR = Path(__file__).resolve().parent / "data_docs_assets"
+VENDOR = "static/vendor"
+SUFFIX = ".data_docs"
+
+#: npm package (name@version) -> files taken from it (paths inside the package)
+PACKAGES: dict[str, tuple[str, ...]] = {
+    "bootstrap@4.3.1": ("dist/css/bootstrap.min.css", "dist/js/bootstrap.min.js", "LICENSE"),
+    "@forevolve/bootstrap-dark@1.1.0": ("dist/css/bootstrap-prefers-dark.min.css", "LICENSE"),
+    "bootstrap-datepicker@1.9.0": (
+        "dist/css/bootstrap-datepicker.min.css",
+        "dist/js/bootstrap-datepicker.min.js",
+        "LICENSE",
+    ),
+    # the woff2 fonts only (the stylesheet names woff2 first; every current browser takes it)
+    "@fortawesome/fontawesome-free@6.6.0": (
+        "css/all.min.css",
+        "webfonts/fa-brands-400.woff2",
+        "webfonts/fa-regular-400.woff2",
+        "webfonts/fa-solid-900.woff2",
+        "webfonts/fa-v4compatibility.woff2",
+        "LICENSE.txt",
+    ),
+    "bootstrap-table@1.19.1": (
+        "dist/bootstrap-table.min.css",
+        "dist/bootstrap-table.min.js",
+        "dist/extensions/filter-control/bootstrap-table-filter-control.css",
+        "dist/extensions/filter-control/bootstrap-table-filter-control.min.css",
+        "dist/extensions/filter-control/bootstrap-table-filter-control.min.js",
+        "LICENSE",
+    ),
+    "vega@5.33.1": ("build/vega.min.js",),
+    "vega-lite@5.23.0": ("build/vega-lite.min.js", "LICENSE"),
+    "vega-embed@6.29.0": ("build/vega-embed.min.js", "LICENSE"),
+    "popper.js@1.12.9": ("dist/umd/popper.min.js",),
+    "jquery@3.7.1": ("dist/jquery.min.js", "LICENSE.txt"),
+}
+
+#: every CDN address GX's templates link (great_expectations/render/view/templates) -> the
+#: vendored file (package folder / path) that replaces it
+CDN: dict[str, str] = {
+    "https://maxcdn.bootstrapcdn.com/bootstrap/4.3.1/css/bootstrap.min.css": "bootstrap/dist/css/bootstrap.min.css",
+    "https://stackpath.bootstrapcdn.com/bootstrap/4.3.1/js/bootstrap.min.js": "bootstrap/dist/js/bootstrap.min.js",
+    "https://cdn.jsdelivr.net/npm/@forevolve/bootstrap-dark@1.1.0/dist/css/bootstrap-prefers-dark.css": "forevolve-bootstrap-dark/dist/css/bootstrap-prefers-dark.min.css",
+    "https://cdnjs.cloudflare.com/ajax/libs/bootstrap-datepicker/1.9.0/css/bootstrap-datepicker.min.css": "bootstrap-datepicker/dist/css/bootstrap-datepicker.min.css",
+    "https://cdnjs.cloudflare.com/ajax/libs/bootstrap-datepicker/1.9.0/js/bootstrap-datepicker.min.js": "bootstrap-datepicker/dist/js/bootstrap-datepicker.min.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/font-awesome/6.6.0/css/all.min.css": "fortawesome-fontawesome-free/css/all.min.css",
+    "https://unpkg.com/bootstrap-table@1.19.1/dist/bootstrap-table.min.css": "bootstrap-table/dist/bootstrap-table.min.css",
+    "https://unpkg.com/bootstrap-table@1.19.1/dist/bootstrap-table.min.js": "bootstrap-table/dist/bootstrap-table.min.js",
+    "https://unpkg.com/bootstrap-table@1.19.0/dist/extensions/filter-control/bootstrap-table-filter-control.css": "bootstrap-table/dist/extensions/filter-control/bootstrap-table-filter-control.css",
+    "https://unpkg.com/bootstrap-table@1.19.0/dist/extensions/filter-control/bootstrap-table-filter-control.min.css": "bootstrap-table/dist/extensions/filter-control/bootstrap-table-filter-control.min.css",
+    "https://unpkg.com/bootstrap-table@1.19.1/dist/extensions/filter-control/bootstrap-table-filter-control.min.js": "bootstrap-table/dist/extensions/filter-control/bootstrap-table-filter-control.min.js",
+    "https://cdn.jsdelivr.net/npm/vega@5": "vega/build/vega.min.js",
+    "https://cdn.jsdelivr.net/npm/vega-lite@5": "vega-lite/build/vega-lite.min.js",
+    "https://cdn.jsdelivr.net/npm/vega-embed@6": "vega-embed/build/vega-embed.min.js",
+    "https://cdnjs.cloudflare.com/ajax/libs/popper.js/1.12.9/umd/popper.min.js": "popper.js/dist/umd/popper.min.js",
+    "https://code.jquery.com/jquery-3.7.1.min.js": "jquery/dist/jquery.min.js",
+}  # fmt: skip
+
+# a stylesheet or script loaded from anywhere but the docs folder (links to pages are fine)
+_REMOTE = re.compile(
+    r"<(?:link|script|img|iframe)\b[^>]*\b(?:href|src)\s*=\s*[\"']((?:https?:)?//[^\"']+)[\"']"
+    r"|url\(\s*[\"']?((?:https?:)?//[^\"')]+)",
+    re.IGNORECASE,
+)
+
+_GX_IMAGE = re.compile(
+    r"https://great-expectations-web-assets\.s3[\w.-]*\.amazonaws\.com/([\w.-]+\.(?:png|svg|gif|ico))"
+    r"(?:\?[^\"'\s]*)?"
+)
+
+
+def package_folder(spec: str) -> str:
+    """``@scope/name@1.2.3`` -> ``scope-name`` (the folder under ``data_docs_assets/``)."""
+    name = spec.rsplit("@", 1)[0]
+    return name.lstrip("@").replace("/", "-")
+
+
+def docs_dir(warehouse: Path) -> Path:
+    """``<warehouse>.data_docs/``: the Data Docs of ``warehouse``, beside it."""
+    warehouse = Path(warehouse)
+    return warehouse.with_name(warehouse.name + SUFFIX)
+
+
+def docs_dir_for_build(database: Path, build_id: str) -> Path:
+    """The Data Docs folder for the build gate: ``database`` is the working copy
+    ``<warehouse>.building-<build id>`` (``csrwh.building.paths.building_path``), whose Data Docs
+    are the warehouse's; any other file gets its own."""
+    database = Path(database)
+    stem = database.name.removesuffix(f".building-{build_id}")
+    return docs_dir(database.with_name(stem))
+
+
+def localise(docs: Path) -> int:
+    """Copy the vendored assets into ``<docs>/static/vendor/`` and point every HTML page under
+    ``docs`` at them (relative links: the folder opens from disk, anywhere). Returns the number
+    of links rewritten."""
+    docs = Path(docs)
+    vendor = docs / VENDOR
+    if vendor.exists():
+        shutil.rmtree(vendor)
+    shutil.copytree(ASSETS_DIR, vendor, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    rewritten = 0
+    for page in sorted(docs.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        prefix = os.path.relpath(vendor, page.parent).replace(os.sep, "/")
+        new = text
+        for url, local in CDN.items():
+            for quote in ('"', "'"):
+                needle = f"{quote}{url}{quote}"
+                if needle in new:
+                    rewritten += new.count(needle)
+                    new = new.replace(needle, f"{quote}{prefix}/{local}{quote}")
+        # GX's logos, from its S3 bucket (one with a timestamp query, a beacon): the local copy
+        # GX ships in static/images (the dark-mode logo, which it does not ship: the light one)
+        images = os.path.relpath(docs / "static" / "images", page.parent).replace(os.sep, "/")
+        new, n = _GX_IMAGE.subn(lambda m, to=images: _gx_image(docs, to, m.group(1)), new)
+        rewritten += n
+        # the integrity hashes GX pins belong to the CDN copies, and a crossorigin script is
+        # refused from file:// (no CORS there): both dropped with the CDN addresses
+        new = re.sub(r'\s+(?:integrity|crossorigin)="[^"]*"', "", new)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+    return rewritten
+
+
+def _gx_image(docs: Path, images: str, name: str) -> str:
+    shipped = (docs / "static" / "images" / name).is_file()
+    return f"{images}/{name if shipped else 'logo-long.png'}"
+
+
+def remote_links(docs: Path) -> list[tuple[Path, str]]:
+    """(page, address) of every stylesheet, script, image or CSS ``url()`` a page under
+    ``docs`` would load from another host (links to other pages are not loads)."""
+    found = []
+    for page in sorted(Path(docs).rglob("*.html")):
+        for match in _REMOTE.finditer(page.read_text(encoding="utf-8")):
+            found.append((page, match.group(1) or match.group(2)))
+    return found

@@ -1,0 +1,114 @@
+"""A version-guarded fix that lets Great Expectations push SQL down to DuckDB.
+
+The bug (GX issues #10738 and #11579, unfixed through 1.24.1):
+``SqlAlchemyExecutionEngine.execute_query`` runs the query inside
+``with self.get_connection() as connection:`` but returns the *unconsumed* cursor result
+after that block has closed the connection. Most drivers keep the rows readable anyway;
+duckdb-engine does not: the connection goes back to the pool, is rolled back, and the
+pending DuckDB result then yields no rows, silently. Every metric comes back empty, every
+expectation reports ``success=False`` with ``result == {}`` and no exception.
+
+The fix: for the ``duckdb`` dialect only, buffer the rows *inside* the connection block
+(``CursorResult.freeze()``) and return an in-memory ``Result`` that has the same
+``fetchall``/``fetchmany``/``fetchone``/``scalar``/``first`` API the GX metrics call.
+Other dialects go through GX's own method untouched. ``execute_query_in_transaction`` is
+left alone: GX only uses it for statements whose rows it never reads (temp-table inserts).
+
+The patch is applied only to GX versions in :data:`KNOWN_BROKEN`; any other version fails
+loudly (:class:`UnsupportedGXVersion`) so that an upgrade is a deliberate, re-verified step
+(``tests/unit/test_validate_gx_fix.py`` shows whether the new version still needs it).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from csrwh.errors import CsrwhError
+
+#: GX versions verified to have the bug and to take this fix (pyproject pins the same range).
+KNOWN_BROKEN = SpecifierSet(">=1.5,<1.25")
+
+_MARKER = "_csrwh_duckdb_fetch_fix"
+
+
+class UnsupportedGXVersion(CsrwhError):
+    """The installed Great Expectations is outside the range the DuckDB fix was verified on."""
+
+
+def gx_version() -> Version:
+    import great_expectations
+
+    return Version(great_expectations.__version__)
+
+
+def is_applied() -> bool:
+    from great_expectations.execution_engine.sqlalchemy_execution_engine import (
+        SqlAlchemyExecutionEngine,
+    )
+
+    return getattr(SqlAlchemyExecutionEngine.execute_query, _MARKER, False)
+
+
+def apply() -> None:
+    """Patch ``SqlAlchemyExecutionEngine.execute_query`` for DuckDB (idempotent).
+
+    Raises :class:`UnsupportedGXVersion` when the installed GX is not in
+    :data:`KNOWN_BROKEN`, or when its engine no longer has the shape the fix relies on.
+    """
+    from great_expectations.execution_engine.sqlalchemy_execution_engine import (
+        SqlAlchemyExecutionEngine,
+    )
+
+    if is_applied():
+        return
+    version = gx_version()
+    if version not in KNOWN_BROKEN:
+        raise UnsupportedGXVersion(
+            f"great_expectations {version} is not a version the DuckDB result-fetch fix was "
+            f"verified on ({KNOWN_BROKEN}); with it, expectations on DuckDB may silently "
+            "return empty results",
+            hint="install a verified version (pip install 'great-expectations>=1.5,<1.25'), or "
+            "check whether GX issues #10738/#11579 are fixed in this version, run "
+            "tests/unit/test_validate_gx_fix.py and widen KNOWN_BROKEN in "
+            "csrwh/building/gate/gx_duckdb.py",
+        )
+    original = SqlAlchemyExecutionEngine.execute_query
+    if not callable(original) or not hasattr(SqlAlchemyExecutionEngine, "get_connection"):
+        raise UnsupportedGXVersion(
+            f"great_expectations {version}: SqlAlchemyExecutionEngine has no "
+            "execute_query/get_connection; the DuckDB fix cannot be applied",
+            hint="pin great-expectations>=1.5,<1.25",
+        )
+    run_with_recovery = getattr(SqlAlchemyExecutionEngine, "_execute_query_with_recovery", None)
+
+    @functools.wraps(original)
+    def execute_query(self: Any, query: Any) -> Any:
+        if self.engine.dialect.name != "duckdb":
+            return original(self, query)
+        with self.get_connection() as connection:
+            if run_with_recovery is not None:
+                result = run_with_recovery(connection, query)
+            else:  # pragma: no cover - GX releases before the recovery helper
+                result = connection.execute(query)
+            if not result.returns_rows:
+                return result
+            # Fetch while the connection is still open; freeze() reads every row.
+            return result.freeze()()
+
+    setattr(execute_query, _MARKER, True)
+    SqlAlchemyExecutionEngine.execute_query = execute_query  # type: ignore[method-assign]
+
+
+def remove() -> None:
+    """Undo :func:`apply` (tests use it to show the bug the fix prevents)."""
+    from great_expectations.execution_engine.sqlalchemy_execution_engine import (
+        SqlAlchemyExecutionEngine,
+    )
+
+    patched = SqlAlchemyExecutionEngine.execute_query
+    if getattr(patched, _MARKER, False):
+        SqlAlchemyExecutionEngine.execute_query = patched.__wrapped__  # type: ignore[attr-defined]

@@ -1,0 +1,103 @@
+"""How the command line ends: known errors as one line plus a hint, exit codes, and a quick exit
+after Great Expectations was loaded."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+from rich.markup import escape
+
+from csrwh.cli.options import console
+from csrwh.errors import CsrwhError
+
+
+def _exit(code: int) -> None:
+    """Exit; after Great Expectations + duckdb-engine were loaded, skip interpreter teardown,
+    where nanobind prints pages of harmless 'leaked instance' warnings from those bindings."""
+    if "great_expectations" in sys.modules:
+        _release_semaphores()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+def _release_semaphores() -> None:
+    """Run multiprocessing's exit finalizers, which os._exit skips: they unlink the named
+    semaphores of dbt's locks, which the resource tracker would otherwise report as
+    "2 leaked semaphore objects" after every build."""
+    if "multiprocessing.util" not in sys.modules:
+        return
+    from multiprocessing import util
+
+    run = getattr(util, "_run_finalizers", None)  # what multiprocessing's atexit hook calls
+    if run is not None:
+        run(0)  # it reports and skips a finalizer that raises
+
+
+def _click_exceptions() -> dict[str, tuple[type, ...]]:
+    """click's exception classes: typer vendors its own copy (typer._click) besides click."""
+    found: dict[str, list[type]] = {
+        "Exit": [typer.Exit],
+        "Abort": [typer.Abort],
+        "ClickException": [],
+    }
+    for name in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            module = __import__(name, fromlist=["ClickException"])
+        except ImportError:
+            continue
+        for kind, classes in found.items():
+            cls = getattr(module, kind, None)
+            if cls is not None:
+                classes.append(cls)
+    return {kind: tuple(classes) for kind, classes in found.items()}
+
+
+def _os_error(exc: OSError) -> CsrwhError | None:
+    """Known OS conditions as one line with a hint that fixes them."""
+    import errno
+    import socket
+    import urllib.error
+
+    where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+    if exc.errno == errno.ENOSPC:
+        return CsrwhError(
+            f"no space left on device{where}", hint="free some disk space, or write elsewhere"
+        )
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return CsrwhError(
+            f"cannot write{where}: {exc.strerror}",
+            hint="choose a writable place (--warehouse, --out, CSRWH_DATA_DIR) or fix its permissions",
+        )
+    if exc.errno == errno.ENOTDIR:
+        return CsrwhError(
+            f"cannot write{where}: a part of that path is a file, not a folder",
+            hint="choose a path whose folders are folders (--out, --warehouse, --csv, …)",
+        )
+    if exc.errno == errno.EISDIR:
+        return CsrwhError(
+            f"cannot write{where}: it is a directory, not a file",
+            hint="name a file, not a folder",
+        )
+    if exc.errno == errno.EEXIST:
+        return CsrwhError(
+            f"cannot create{where}: something is already there (a file where a folder is needed?)",
+            hint="choose a new path (--out, --warehouse, …)",
+        )
+    if isinstance(exc, (urllib.error.URLError, socket.gaierror, ConnectionError, TimeoutError)):
+        reason = getattr(exc, "reason", exc)
+        return CsrwhError(
+            f"network unreachable: {reason}",
+            hint="check the connection (or proxy) and retry; CSRWH_MIRROR=http://host/ fetches from a mirror",
+        )
+    return None
+
+
+def _report(exc: CsrwhError) -> None:
+
+    console.print(f"[red]error:[/red] {escape(exc.message)}", soft_wrap=True)
+    if exc.hint:
+        console.print(f"[yellow]hint:[/yellow] {escape(exc.hint)}", soft_wrap=True)

@@ -1,0 +1,167 @@
+"""Published figures: every figure a corpus's authors state, recomputed from the marts.
+
+The figures are data — ``notebooks/published_figures/<corpus>.csv``, one row per figure with
+its source, published value and precision, and the metric (plus args) that computes it. The
+metrics live in one module per corpus (``csrwh/reading/figures/<corpus>.py``, plus ``common.py``),
+each with a written definition. :func:`compare` evaluates every row against a warehouse and
+returns the comparison the report shows and writes (``published_vs_warehouse.csv``):
+
+* **match** — equal when rounded as published;
+* **explained** — differs, but the documented alternative definition reproduces it;
+* **differs** — neither (the row's explanation says what was verified);
+* **subset not present: …** / **corpus not present in this warehouse**;
+* **not derivable** — the files do not hold what the figure needs (the reason is given).
+
+Each corpus's tables and plots in the report (its authors' own analyses) are drawn by
+``csrwh/reading/figures/render/<corpus>.py`` from what its metrics module defines; the
+published values themselves are read from the CSV by :mod:`csrwh.reading.figures.published`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+from csrwh.reading.figures._metric import Metric
+from csrwh.reading.figures.published import (
+    COLUMNS,
+    CORPORA,
+    PUBLISHED_DIR,
+    load_published,
+    published_texts,
+    published_values,
+)
+
+__all__ = [
+    "COLUMNS",
+    "COMPARISON_COLUMNS",
+    "CORPORA",
+    "PUBLISHED_DIR",
+    "compare",
+    "compare_row",
+    "corpus_module",
+    "load_published",
+    "metrics",
+    "parse_args",
+    "published_texts",
+    "published_values",
+    "round_as_published",
+]
+
+COMPARISON_COLUMNS = [
+    "figure_id",
+    "corpus",
+    "figure",
+    "definition",
+    "published",
+    "warehouse",
+    "warehouse_rounded",
+    "difference",
+    "alt_figure",
+    "alt_value",
+    "status",
+    "explanation",
+    "source",
+]
+
+
+def corpus_module(corpus: str) -> ModuleType:
+    return importlib.import_module(f"csrwh.reading.figures.{corpus}")
+
+
+def metrics() -> dict[str, Metric]:
+    """Every metric by name (a name is defined once across the corpus modules)."""
+    out: dict[str, Metric] = dict(importlib.import_module("csrwh.reading.figures.common").METRICS)
+    for corpus in CORPORA:
+        for name, metric in corpus_module(corpus).METRICS.items():
+            if name in out:
+                raise ValueError(
+                    f"metric {name!r} is defined twice (csrwh/reading/figures/{corpus}.py)"
+                )
+            out[name] = metric
+    return out
+
+
+def parse_args(text: str) -> dict[str, str]:
+    return dict(part.split("=", 1) for part in text.split(";") if part) if text else {}
+
+
+def round_as_published(value: float, precision: int) -> float:
+    """Python's round (half to even on the binary value), as the figures' own scripts print."""
+    return round(value, precision) + 0.0
+
+
+def compare_row(
+    con,
+    row: Mapping[str, str],
+    present: Mapping[str, Sequence[str]],
+    registry: Mapping[str, Metric],
+) -> dict[str, Any]:
+    corpus, published, precision = row["corpus"], float(row["published"]), int(row["precision"])
+    missing = [s for s in row["subsets"].split(";") if s and s not in present.get(corpus, [])]
+    args = parse_args(row["args"])
+    metric = registry.get(row["metric"]) if row["metric"] else None
+    definition = row["definition"] or (metric.describe(args) if metric else "")
+    value = rounded = difference = alt_value = None
+    explanation = ""
+    if corpus not in present:
+        status = "corpus not present in this warehouse"
+    elif metric is None:
+        status, explanation = "not derivable", row["explanation"]
+    else:
+        value = metric.value(con, args)
+        if value is not None:
+            rounded = round_as_published(value, precision)
+            difference = round(rounded - published, 9) + 0.0
+        if row["alt_metric"]:
+            alt_value = registry[row["alt_metric"]].value(con, parse_args(row["alt_args"]) or args)
+        if missing and not (value is not None and difference == 0):
+            status = "subset not present: " + ", ".join(missing)
+            explanation = row["explanation"]
+        elif value is None:
+            status = "differs"
+            explanation = "The warehouse has no value for this figure."
+        elif difference == 0:
+            status = "match"
+            explanation = row["explanation"]  # how it was matched, where that needed saying
+        elif alt_value is not None and round_as_published(alt_value, precision) == published:
+            status = "explained"
+            explanation = f"{row['explanation']} Warehouse {row['alt_figure']}: {alt_value:,.{max(precision, 0)}f}."
+        else:
+            status = "differs"
+            explanation = row["explanation"]
+    return {
+        "figure_id": row["figure_id"],
+        "corpus": corpus,
+        "figure": row["figure"],
+        "definition": definition or None,
+        "published": published,
+        "warehouse": value,
+        "warehouse_rounded": rounded,
+        "difference": difference,
+        "alt_figure": row["alt_figure"] or None,
+        "alt_value": alt_value,
+        "status": status,
+        "explanation": explanation or None,
+        "source": row["source"],
+    }
+
+
+def compare(
+    con, present: Mapping[str, Sequence[str]], published: Sequence[Mapping[str, str]] | None = None
+):
+    """The comparison table (polars) of every published figure against the warehouse."""
+    import polars as pl
+
+    registry = metrics()
+    rows = [compare_row(con, row, present, registry) for row in (published or load_published())]
+    schema = {name: pl.Utf8 for name in COMPARISON_COLUMNS}
+    schema.update(
+        {
+            name: pl.Float64
+            for name in ("published", "warehouse", "warehouse_rounded", "difference", "alt_value")
+        }
+    )
+    return pl.DataFrame(rows, schema=schema)

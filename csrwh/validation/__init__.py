@@ -1,5 +1,0 @@
-"""Data-quality suites and their runner; the public entry points are in :mod:`csrwh.validate`."""
-
-from csrwh.validation.suites import ExpectationSpec, SuiteSpec, load_suite, load_suites
-
-__all__ = ["ExpectationSpec", "SuiteSpec", "load_suite", "load_suites"]
