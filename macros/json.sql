@@ -21,7 +21,12 @@
     ({{ json_expr }} ->> '{{ path }}')
 {%- endmacro %}
 
-{#- A JSON object as text from alternating key names and SQL expressions: json_object_text(['k', 'expr', ...]). -#}
+{#-
+    A JSON object as text from alternating key names and SQL expressions: json_object_text(['k',
+    'expr', ...]). A value of a JSON type may be given as {'json': 'expr'} and a list of JSON
+    values as {'json_list': 'expr'}: the same SQL here, but an engine whose JSON values are
+    plain text (Spark, macros/engine/json_object_text.sql) needs to know them.
+-#}
 {% macro json_object_text(keys_and_values) -%}
     {{ return(adapter.dispatch('json_object_text', 'csrwh')(keys_and_values)) }}
 {%- endmacro %}
@@ -29,7 +34,7 @@
 {% macro default__json_object_text(keys_and_values) -%}
     cast(json_object(
         {%- for item in keys_and_values %}
-        {% if loop.index is odd %}'{{ item }}'{% else %}{{ item }}{% endif %}{{ "," if not loop.last }}
+        {% if loop.index is odd %}'{{ item }}'{% elif item is mapping %}{{ item.values() | first }}{% else %}{{ item }}{% endif %}{{ "," if not loop.last }}
         {%- endfor %}
     ) as varchar)
 {%- endmacro %}

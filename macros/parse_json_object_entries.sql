@@ -4,6 +4,10 @@
     parse_json_object_entries('{"a": 1, "b": "x"}') = [{key: a, value: 1}, {key: b, value: "x"}].
 -#}
 {% macro parse_json_object_entries(json_object) -%}
+    {{ return(adapter.dispatch('parse_json_object_entries', 'csrwh')(json_object)) }}
+{%- endmacro %}
+
+{% macro default__parse_json_object_entries(json_object) -%}
     map_entries(
         cast(
             case when json_type({{ json_object }}) = 'OBJECT' then {{ json_object }} end

@@ -19,3 +19,7 @@ def dispatch(macro_name, macro_namespace=None):
 
 def get_columns_in_relation(relation):
     return []
+
+
+def quote(identifier):
+    return f'"{identifier}"'

@@ -63,6 +63,24 @@ def test_clean_warehouse_passes_every_expectation(warehouse: Path) -> None:
     assert all(o.error is None and o.observed_value is not None for o in report.outcomes)
 
 
+def test_a_repeated_vote_session_only_warns(warehouse: Path) -> None:
+    """The sample repeats one vote (an upstream quirk it writes on purpose): GX's compound
+    uniqueness names the repeated (file, session) and only warns."""
+    with duckdb.connect(str(warehouse)) as con:
+        repeated = con.execute(
+            "select source_path, record_key, count(*) from raw.crsarena__votes "
+            "group by all having count(*) > 1"
+        ).fetchall()
+    assert repeated
+    report = _run(warehouse, ["raw.crsarena__votes"])
+    failed = {o.expectation: o for o in report.outcomes if not o.success}
+    outcome = failed["session_id_unique_per_file"]
+    assert outcome.severity == "warning" and outcome.error is None
+    assert outcome.observed_value not in (None, 0, [], {})
+    assert {(*r["value"], r["count"]) for r in outcome.offending_rows} == set(repeated)
+    assert not report.critical_failures
+
+
 def test_empty_corpora_are_legitimate(warehouse: Path) -> None:
     """Absent corpora leave empty raw tables and no mart rows; nothing fails for that."""
     with duckdb.connect(str(warehouse)) as con:
@@ -197,6 +215,10 @@ def test_data_docs_are_rendered(warehouse: Path, tmp_path: Path) -> None:
         encoding="utf-8"
     )
     assert "vote_order_contiguous" in page and "critical" in page
+    # a built-in in GX's own words (then the reason), its parameters filled in
+    raw_page = next(p for p in pages if "crsarena__votes" in str(p.relative_to(docs)))
+    raw_text = raw_page.read_text(encoding="utf-8")
+    assert "must be unique together: source_path record_key." in raw_text
 
 
 def test_missing_table_is_a_critical_failure(warehouse: Path) -> None:

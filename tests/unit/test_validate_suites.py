@@ -126,6 +126,52 @@ def test_mart_suites_do_not_repeat_dbt_tests() -> None:
     assert repeated == []
 
 
+# Rules a GX built-in states: a uniqueness over columns of the batch is GX's own
+# expectation (Data Docs then say what it checks and show the repeated values), not SQL.
+BUILT_IN_RULES = {
+    "record_position_unique": (
+        "expect_compound_columns_to_be_unique",
+        {"column_list": ["source_path", "record_index"]},
+    ),
+    "record_key_unique_per_file": (
+        "expect_compound_columns_to_be_unique",
+        {"column_list": ["source_path", "record_key"]},
+    ),
+    "session_id_unique_per_file": (
+        "expect_compound_columns_to_be_unique",
+        {"column_list": ["source_path", "record_key"]},
+    ),
+    "conversation_id_unique": ("expect_column_values_to_be_unique", {"column": "record_key"}),
+}
+
+
+def test_rules_a_gx_built_in_states_use_it() -> None:
+    found: dict[str, list[tuple]] = {}
+    for suite in load_suites():
+        for spec in suite.expectations:
+            if spec.name in BUILT_IN_RULES:
+                found.setdefault(spec.name, []).append((spec.type, spec.kwargs))
+    assert set(found) == set(BUILT_IN_RULES)
+    for name, uses in found.items():
+        assert all(use == BUILT_IN_RULES[name] for use in uses), (name, uses)
+
+
+def test_built_ins_are_described_in_gx_words_then_ours() -> None:
+    """Data Docs show the description: a built-in's is GX's own sentence, its parameters filled
+    in, then the reason; SQL has no GX sentence, so only the reason."""
+    suite = load_suite(PROJECT_ROOT / "expectations" / "raw" / "crsarena__votes.yml")
+    specs = {e.name: e for e in suite.expectations}
+    unique = to_gx_expectation(suite, specs["record_position_unique"]).description
+    assert unique == (
+        "[critical] record_position_unique: Values for given compound columns must be unique "
+        "together: source_path record_index. " + specs["record_position_unique"].why
+    )
+    sql = to_gx_expectation(suite, specs["vote_in_vocabulary"]).description
+    assert sql == "[critical] vote_in_vocabulary: " + specs["vote_in_vocabulary"].why.replace(
+        "$", "$$"
+    )
+
+
 def test_raw_suites_share_the_architecture_contract() -> None:
     for suite in load_suites(select=["raw"]):
         names = [e.name for e in suite.expectations]

@@ -1,5 +1,7 @@
-"""The corrupted copies of tests/unit/test_validate.py: (id, suite, SQL run on a copy of the sample
-warehouse, the expectation that must then fail), one per suite at least."""
+"""The corrupted copies of tests/unit/test_validate.py: SQL on a copy of the built sample, each
+with the expectation it must fail (one corruption per suite at least)."""
+
+from __future__ import annotations
 
 COSREC_CROWD = "'CoSRec-Crowd_1'"
 CORRUPTIONS = [
@@ -109,6 +111,15 @@ CORRUPTIONS = [
         "raw.crsarena__dialogues",
         "update raw.crsarena__dialogues set payload = replace(payload::varchar, 'frustrated', 'happy')::json",
         "sentiment_in_vocabulary",
+    ),
+    (
+        "crsarena-dialogue-in-both-files",
+        "raw.crsarena__dialogues",
+        (
+            "update raw.crsarena__dialogues set record_key = (select min(record_key) from "
+            "raw.crsarena__dialogues) where record_index = 0"
+        ),
+        "conversation_id_unique",
     ),
     (
         "crsarena-unknown-participant",

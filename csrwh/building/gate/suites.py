@@ -298,12 +298,16 @@ def to_gx_expectation(suite: SuiteSpec, spec: ExpectationSpec) -> Any:
         raise _fail(
             suite.path, f"expectation {spec.name!r}: unknown GX type {spec.type!r}"
         ) from exc
+    why = spec.why.replace("$", "$$")
     try:
+        # Data Docs render the description (a $-template over the kwargs) in place of GX's own
+        # sentence: a built-in keeps that sentence ("Values for given compound columns must be
+        # unique together: $column_list_0 $column_list_1") between its name and the reason.
+        sentence = "" if spec.type == "unexpected_rows_expectation" else _gx_sentence(cls, spec)
         return cls(
             **spec.kwargs,
             severity=spec.severity,
-            # Data Docs render the description (a $-template) in place of GX's own sentence.
-            description=f"[{spec.severity}] {spec.name}: {spec.why}".replace("$", "$$"),
+            description=f"[{spec.severity}] {spec.name}: {sentence}{why}",
             notes=f"**{spec.severity}** · `{spec.name}` — {spec.why}",
             meta={"name": spec.name, "severity": spec.severity, "why": spec.why},
         )
@@ -311,6 +315,24 @@ def to_gx_expectation(suite: SuiteSpec, spec: ExpectationSpec) -> Any:
         raise _fail(
             suite.path, f"expectation {spec.name!r}: invalid kwargs for {spec.type}: {exc}"
         ) from exc
+
+
+def _gx_sentence(cls: Any, spec: ExpectationSpec) -> str:
+    """GX's own prescriptive sentence for a built-in, its parameters filled in ("Values for given
+    compound columns must be unique together: source_path record_index. "); empty when GX
+    renders none."""
+    expectation = cls(**spec.kwargs)
+    expectation.render()
+    for content in expectation.rendered_content or []:
+        if content.name == "atomic.prescriptive.summary":
+            value = content.value
+            params = {}
+            for name, param in (value.params or {}).items():
+                shown = param.get("value") if isinstance(param, dict) else param.value
+                params[name] = ", ".join(map(str, shown)) if isinstance(shown, list) else str(shown)
+            text = Template(str(value.template or "")).safe_substitute(params).strip()
+            return f"{text.rstrip('.')}. ".replace("$", "$$") if text else ""
+    return ""
 
 
 def suite_digests(expectations_dir: Path | None = None) -> dict[str, str]:

@@ -18,20 +18,20 @@ turns as (
 conformed as (
 
     select
-        cast(turns.conversation_id as varchar) as conversation_id,
+        cast(turns.conversation_id as string) as conversation_id,
         cast(turns.turn_index as integer) as turn_index,
-        cast('assessor_' || labels.assessor_index as varchar) as annotator,
+        cast('assessor_' || labels.assessor_index as string) as annotator,
         cast(
             case labels.label_kind
                 when 'intent' then 'convsearch_user_intent'
                 when 'action' then 'convsearch_agent_action'
-            end as varchar
+            end as string
         ) as label_scheme,
-        cast(labels.raw_label as varchar) as raw_label,
+        cast(labels.raw_label as string) as raw_label,
         cast(labels.is_primary as boolean) as is_primary,
-        cast(null as varchar) as standalone_query,
-        cast(null as varchar) as intent_id,
-        cast('human' as varchar) as source
+        cast(null as string) as standalone_query,
+        cast(null as string) as intent_id,
+        cast('human' as string) as source
     from labels
     inner join turns
         on labels.dialog_id = turns.dialog_id

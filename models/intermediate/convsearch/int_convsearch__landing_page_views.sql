@@ -11,10 +11,10 @@ landing_pagelogs as (
 final as (
 
     select
-        cast('convsearch:' || landing_pagelog_id as varchar) as landing_page_view_id,
-        cast('convsearch:' || query_id as varchar) as query_id,
-        cast('convsearch:' || dialog_id as varchar) as conversation_id,
-        cast(url as varchar) as url,
+        cast('convsearch:' || landing_pagelog_id as string) as landing_page_view_id,
+        cast('convsearch:' || query_id as string) as query_id,
+        cast('convsearch:' || dialog_id as string) as conversation_id,
+        cast(url as string) as url,
         cast(started_at as timestamp) as started_at,
         cast(ended_at as timestamp) as ended_at,
         cast(dwell_ms as bigint) as dwell_ms,

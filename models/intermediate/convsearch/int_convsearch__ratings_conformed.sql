@@ -30,43 +30,51 @@ landing_pagelogs as (
 
 ),
 
+dialog_rating_columns as (
+
+    select
+        dialog_id,
+        user_id,
+        agent_id,
+        satisfaction_user,
+        applicability_user,
+        effort_user,
+        preference_user,
+        understand_agent,
+        satisfaction_agent,
+        difficulty_agent
+    from dialogs
+
+),
+
 dialog_ratings as (
 
-    unpivot (
-        select
-            dialog_id,
-            user_id,
-            agent_id,
-            satisfaction_user,
-            applicability_user,
-            effort_user,
-            preference_user,
-            understand_agent,
-            satisfaction_agent,
-            difficulty_agent
-        from dialogs
-    )
-    on satisfaction_user, applicability_user, effort_user, preference_user,
-        understand_agent, satisfaction_agent, difficulty_agent
-    into name aspect value value
+    {{ unpivot_columns('dialog_rating_columns', [
+        'satisfaction_user', 'applicability_user', 'effort_user', 'preference_user',
+        'understand_agent', 'satisfaction_agent', 'difficulty_agent',
+    ], 'aspect', 'value') }}
+
+),
+
+turn_rating_columns as (
+
+    select
+        conversation_id,
+        dialog_id,
+        turn_index,
+        satisfaction_turn,
+        understand_turn,
+        clarity_turn,
+        difficulty_turn
+    from turns
 
 ),
 
 turn_ratings as (
 
-    unpivot (
-        select
-            conversation_id,
-            dialog_id,
-            turn_index,
-            satisfaction_turn,
-            understand_turn,
-            clarity_turn,
-            difficulty_turn
-        from turns
-    )
-    on satisfaction_turn, understand_turn, clarity_turn, difficulty_turn
-    into name aspect value value
+    {{ unpivot_columns('turn_rating_columns', [
+        'satisfaction_turn', 'understand_turn', 'clarity_turn', 'difficulty_turn',
+    ], 'aspect', 'value') }}
 
 ),
 
@@ -75,7 +83,7 @@ dialog_level as (
     select
         'convsearch:' || dialog_id as conversation_id,
         cast(null as integer) as turn_index,
-        cast(null as varchar) as item_id,
+        cast(null as string) as item_id,
         case when aspect like '%_user' then 'user' else 'agent' end as rater_kind,
         case
             when aspect like '%_user' then 'convsearch:' || user_id
@@ -92,7 +100,7 @@ turn_level as (
     select
         turn_ratings.conversation_id,
         turn_ratings.turn_index,
-        cast(null as varchar) as item_id,
+        cast(null as string) as item_id,
         case
             when turn_ratings.aspect in ('satisfaction_turn', 'understand_turn') then 'user'
             else 'agent'
@@ -115,7 +123,7 @@ page_level as (
     select
         'convsearch:' || queries.dialog_id as conversation_id,
         turns.turn_index,
-        cast(null as varchar) as item_id,
+        cast(null as string) as item_id,
         'agent' as rater_kind,
         'agent:' || dialogs.agent_id as rater_id,
         'helpfulness-pagelog' as aspect,
@@ -145,15 +153,15 @@ unioned as (
 conformed as (
 
     select
-        cast(conversation_id as varchar) as conversation_id,
+        cast(conversation_id as string) as conversation_id,
         cast(turn_index as integer) as turn_index,
-        cast(item_id as varchar) as item_id,
-        cast(rater_kind as varchar) as rater_kind,
-        cast(rater_id as varchar) as rater_id,
-        cast(aspect as varchar) as aspect,
+        cast(item_id as string) as item_id,
+        cast(rater_kind as string) as rater_kind,
+        cast(rater_id as string) as rater_id,
+        cast(aspect as string) as aspect,
         cast(value as double) as value,
-        cast(null as varchar) as raw_value,
-        cast(null as varchar) as comment
+        cast(null as string) as raw_value,
+        cast(null as string) as comment
     from unioned
 
 )

@@ -30,11 +30,11 @@ clicked_queries as (
 final as (
 
     select
-        cast('convsearch:' || queries.query_id as varchar) as query_id,
-        cast('convsearch:' || queries.dialog_id as varchar) as conversation_id,
+        cast('convsearch:' || queries.query_id as string) as query_id,
+        cast('convsearch:' || queries.dialog_id as string) as conversation_id,
         cast(turns.turn_index as integer) as turn_index,
-        cast(queries.query_string as varchar) as query_text,
-        cast(queries.source_engine as varchar) as source_engine,
+        cast(queries.query_string as string) as query_text,
+        cast(queries.source_engine as string) as source_engine,
         cast(queries.queried_at as timestamp) as queried_at,
         cast({{ count_words('queries.query_string') }} as integer) as n_words,
         cast(clicked_queries.query_id is not null as boolean) as has_click

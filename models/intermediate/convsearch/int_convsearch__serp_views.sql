@@ -11,10 +11,10 @@ serp_pagelogs as (
 final as (
 
     select
-        cast('convsearch:' || serp_pagelog_id as varchar) as serp_view_id,
-        cast('convsearch:' || query_id as varchar) as query_id,
-        cast('convsearch:' || dialog_id as varchar) as conversation_id,
-        cast(url as varchar) as url,
+        cast('convsearch:' || serp_pagelog_id as string) as serp_view_id,
+        cast('convsearch:' || query_id as string) as query_id,
+        cast('convsearch:' || dialog_id as string) as conversation_id,
+        cast(url as string) as url,
         cast(page_number as integer) as page_number,
         cast(started_at as timestamp) as started_at,
         cast(ended_at as timestamp) as ended_at,

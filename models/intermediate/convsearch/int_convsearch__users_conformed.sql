@@ -13,7 +13,7 @@ users as (
 
     select
         user_id,
-        string_agg(distinct nullif(trim(keywords), ''), '; ' order by nullif(trim(keywords), '')) as keywords
+        {{ string_agg_distinct_sorted("nullif(trim(keywords), '')", "'; '") }} as keywords
     from dialogs
     group by user_id
 
@@ -22,13 +22,13 @@ users as (
 conformed as (
 
     select
-        cast('convsearch:' || user_id as varchar) as user_id,
-        cast('convsearch' as varchar) as corpus,
-        cast(user_id as varchar) as source_user_id,
-        cast('main' as varchar) as subset,
-        cast(null as varchar) as profile_text,
-        cast(keywords as varchar) as keywords,
-        cast(null as varchar) as attributes
+        cast('convsearch:' || user_id as string) as user_id,
+        cast('convsearch' as string) as corpus,
+        cast(user_id as string) as source_user_id,
+        cast('main' as string) as subset,
+        cast(null as string) as profile_text,
+        cast(keywords as string) as keywords,
+        cast(null as string) as attributes
     from users
 
 )

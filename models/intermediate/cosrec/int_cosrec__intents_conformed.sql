@@ -44,7 +44,7 @@ crowd_labels as (
         'crowd_' || intent_annotations.annotator_index as annotator,
         intent_annotations.intent_type as raw_label,
         intent_annotations.standalone_query,
-        cast(null as varchar) as intent_id
+        cast(null as string) as intent_id
     from intent_annotations
     left join user_turns
         on intent_annotations.conversation_id = user_turns.conversation_id
@@ -80,15 +80,15 @@ unioned as (
 final as (
 
     select
-        cast({{ global_id('cosrec', 'conversation_id') }} as varchar) as conversation_id,
+        cast({{ global_id('cosrec', 'conversation_id') }} as string) as conversation_id,
         cast(turn_index as integer) as turn_index,
-        cast(annotator as varchar) as annotator,
-        cast('cosrec_intent' as varchar) as label_scheme,
-        cast(raw_label as varchar) as raw_label,
+        cast(annotator as string) as annotator,
+        cast('cosrec_intent' as string) as label_scheme,
+        cast(raw_label as string) as raw_label,
         cast(true as boolean) as is_primary,
-        cast(standalone_query as varchar) as standalone_query,
-        cast(intent_id as varchar) as intent_id,
-        cast('human' as varchar) as source
+        cast(standalone_query as string) as standalone_query,
+        cast(intent_id as string) as intent_id,
+        cast('human' as string) as source
     from unioned
 
 )

@@ -21,18 +21,18 @@ judged_documents as (
 final as (
 
     select
-        cast({{ global_id('cosrec', 'doc_id') }} as varchar) as item_id,
-        cast('cosrec' as varchar) as corpus,
-        cast(doc_id as varchar) as source_item_id,
+        cast({{ global_id('cosrec', 'doc_id') }} as string) as item_id,
+        cast('cosrec' as string) as corpus,
+        cast(doc_id as string) as source_item_id,
         cast(
-            case when doc_id like 'msmarco\_%' escape '\' then 'passage' else 'product' end
-            as varchar
+            case when substr(doc_id, 1, 8) = 'msmarco_' then 'passage' else 'product' end
+            as string
         ) as item_kind,
         -- the dataset ships ids only (no catalogue or passage text)
-        cast(null as varchar) as title,
-        cast(null as varchar) as description,
-        cast(null as varchar) as category,
-        cast(null as varchar) as url
+        cast(null as string) as title,
+        cast(null as string) as description,
+        cast(null as string) as category,
+        cast(null as string) as url
     from judged_documents
 
 )

@@ -11,15 +11,15 @@ turns_split as (
 final as (
 
     select
-        cast({{ global_id('cosrec', 'conversation_id') }} as varchar) as conversation_id,
+        cast({{ global_id('cosrec', 'conversation_id') }} as string) as conversation_id,
         cast(turn_index as integer) as turn_index,
-        cast(role as varchar) as role,
-        cast(text as varchar) as text,
-        cast(null as varchar) as text_translation,
+        cast(role as string) as role,
+        cast(text as string) as text,
+        cast(null as string) as text_translation,
         cast(null as timestamp) as created_at,
         cast(false as boolean) as is_image,
         -- the upstream refers to user utterances by their index among user utterances
-        cast(user_turn_index as varchar) as source_turn_id
+        cast(user_turn_index as string) as source_turn_id
     from turns_split
 
 )

@@ -20,9 +20,10 @@ lines as (
         conversation_lines.line_text,
         conversation_lines.line_number
     from conversations
-    cross join
-        unnest(string_split(conversations.conversation_text, chr(10)))
-        with ordinality as conversation_lines (line_text, line_number)
+    {{ unnest_join(
+        split_on_char('conversations.conversation_text', 'chr(10)'),
+        'conversation_lines', 'line_text', 'line_number'
+    ) }}
 
 ),
 
@@ -33,8 +34,8 @@ lines_classified as (
         line_number,
         line_text,
         case
-            when regexp_matches(line_text, '^\s*U:') then 'user'
-            when regexp_matches(line_text, '^\s*S:') then 'system'
+            when {{ regexp_contains('line_text', '^\\s*U:') }} then 'user'
+            when {{ regexp_contains('line_text', '^\\s*S:') }} then 'system'
         end as line_role
     from lines
 
@@ -65,10 +66,10 @@ utterances as (
         utterance_number,
         max(line_role) as role,
         -- trim surrounding whitespace, newlines of blank continuation lines included
-        regexp_replace(
-            string_agg(line_text_without_prefix, chr(10) order by line_number),
-            '^\s+|\s+$', '', 'g'
-        ) as text,
+        {{ regexp_replace_all(
+            string_agg_ordered('line_text_without_prefix', 'chr(10)', 'line_number'),
+            '^\\s+|\\s+$', ''
+        ) }} as text,
         count(*) as n_lines
     from lines_grouped
     group by conversation_id, utterance_number

@@ -36,12 +36,12 @@ users as (
     select
         source_user_id,
         -- the partition and summary of the user's first conversation (by id) that has one
-        arg_min(partition_name, conversation_id) as partition_name,
-        arg_min(profile_summary, conversation_id) filter (
+        {{ arg_min('partition_name', 'conversation_id') }} as partition_name,
+        {{ arg_min('profile_summary', 'conversation_id') }} filter (
             where profile_summary is not null
         ) as profile_summary,
-        flatten(list(keywords order by conversation_id)) as all_keywords,
-        list(distinct conversation_id order by conversation_id) as conversation_ids
+        {{ flatten_lists(agg_list_ordered('keywords', 'conversation_id')) }} as all_keywords,
+        {{ agg_distinct_sorted('conversation_id') }} as conversation_ids
     from conversation_users
     group by source_user_id
 
@@ -50,27 +50,21 @@ users as (
 final as (
 
     select
-        cast({{ global_id('cosrec', 'source_user_id') }} as varchar) as user_id,
-        cast('cosrec' as varchar) as corpus,
-        cast(source_user_id as varchar) as source_user_id,
-        cast(partition_name as varchar) as subset,
-        cast(profile_summary as varchar) as profile_text,
+        cast({{ global_id('cosrec', 'source_user_id') }} as string) as user_id,
+        cast('cosrec' as string) as corpus,
+        cast(source_user_id as string) as source_user_id,
+        cast(partition_name as string) as subset,
+        cast(profile_summary as string) as profile_text,
         -- first occurrence of each keyword, in the upstream order
         cast(
             nullif(
-                array_to_string(
-                    list_filter(
-                        all_keywords,
-                        lambda keyword, position: list_position(all_keywords, keyword) = position
-                    ),
-                    '; '
-                ),
+                {{ list_join(list_distinct_in_order('all_keywords'), "'; '") }},
                 ''
-            ) as varchar
+            ) as string
         ) as keywords,
         {{ json_object_text([
             'conversation_ids',
-            "list_transform(conversation_ids, lambda conversation_id: 'cosrec:' || conversation_id)",
+            list_transform('conversation_ids', 'conversation_id', "'cosrec:' || conversation_id"),
         ]) }} as attributes
     from users
 

@@ -12,20 +12,20 @@ dialogues as (
 conformed as (
 
     select
-        cast('crsarena:' || dialogue_id as varchar) as conversation_id,
+        cast('crsarena:' || dialogue_id as string) as conversation_id,
         cast(null as integer) as turn_index,
-        cast(null as varchar) as item_id,
-        cast('user' as varchar) as rater_kind,
-        cast('crsarena:' || user_id as varchar) as rater_id,
-        cast('satisfied' as varchar) as aspect,
+        cast(null as string) as item_id,
+        cast('user' as string) as rater_kind,
+        cast('crsarena:' || user_id as string) as rater_id,
+        cast('satisfied' as string) as aspect,
         cast(
             case sentiment
                 when 'satisfied' then 1
                 when 'frustrated' then 0
             end as double
         ) as value,
-        cast(null as varchar) as raw_value,
-        cast(null as varchar) as comment
+        cast(null as string) as raw_value,
+        cast(null as string) as comment
     from dialogues
     where sentiment in ('satisfied', 'frustrated')
 

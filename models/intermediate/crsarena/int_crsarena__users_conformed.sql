@@ -27,7 +27,7 @@ users as (
 
     select
         user_id,
-        list(distinct environment order by environment) as environments
+        {{ agg_distinct_sorted('environment') }} as environments
     from participations
     group by user_id
 
@@ -36,13 +36,15 @@ users as (
 conformed as (
 
     select
-        cast('crsarena:' || user_id as varchar) as user_id,
-        cast('crsarena' as varchar) as corpus,
-        cast(user_id as varchar) as source_user_id,
+        cast('crsarena:' || user_id as string) as user_id,
+        cast('crsarena' as string) as corpus,
+        cast(user_id as string) as source_user_id,
         -- a user seen in both settings has no single subset
-        cast(case when len(environments) = 1 then environments[1] end as varchar) as subset,
-        cast(null as varchar) as profile_text,
-        cast(null as varchar) as keywords,
+        cast(
+            case when {{ array_size('environments') }} = 1 then {{ array_at('environments', 1) }} end as string
+        ) as subset,
+        cast(null as string) as profile_text,
+        cast(null as string) as keywords,
         {{ json_object_text(['environments', 'environments']) }} as attributes
     from users
 

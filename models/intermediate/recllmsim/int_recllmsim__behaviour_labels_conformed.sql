@@ -16,14 +16,14 @@ behaviour_labels as (
 final as (
 
     select
-        cast({{ global_id('recllmsim', 'conversation_id') }} as varchar) as conversation_id,
-        cast(scheme as varchar) as scheme,
-        cast(case when scheme like 'strategy_human%' then 'human' else 'llm' end as varchar)
+        cast({{ global_id('recllmsim', 'conversation_id') }} as string) as conversation_id,
+        cast(scheme as string) as scheme,
+        cast(case when scheme like 'strategy_human%' then 'human' else 'llm' end as string)
             as labeller,
         cast(try_cast(run_key as integer) as integer) as classification_run,
         cast(run_key = 'final' as boolean) as is_final,
-        cast(dimension as varchar) as dimension,
-        cast(label_value as varchar) as label_value,
+        cast(dimension as string) as dimension,
+        cast(label_value as string) as label_value,
         cast(case when label_json_type in ('UBIGINT', 'BIGINT', 'DOUBLE') then try_cast(label_value as double) end as double)
             as label_number
     from behaviour_labels

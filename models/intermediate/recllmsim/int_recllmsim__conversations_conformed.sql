@@ -23,37 +23,37 @@ profiles_parsed as (
 final as (
 
     select
-        cast({{ global_id('recllmsim', 'conversations_classified.conversation_id') }} as varchar)
+        cast({{ global_id('recllmsim', 'conversations_classified.conversation_id') }} as string)
             as conversation_id,
-        cast('recllmsim' as varchar) as corpus,
-        cast(conversations_classified.subset as varchar) as subset,
-        cast(conversations_classified.conversation_id as varchar) as source_conversation_id,
-        cast(conversations_classified.task as varchar) as domain_or_task,
+        cast('recllmsim' as string) as corpus,
+        cast(conversations_classified.subset as string) as subset,
+        cast(conversations_classified.conversation_id as string) as source_conversation_id,
+        cast(conversations_classified.task as string) as domain_or_task,
         -- no declared language: the conversations mart detects it from the text
-        cast(null as varchar) as language,
-        cast({{ global_id('recllmsim', 'conversations_classified.source_user_id') }} as varchar)
+        cast(null as string) as language,
+        cast({{ global_id('recllmsim', 'conversations_classified.source_user_id') }} as string)
             as user_id,
-        cast(conversations_classified.system_id as varchar) as system_id,
+        cast(conversations_classified.system_id as string) as system_id,
         cast(null as timestamp) as started_at,
         cast(null as timestamp) as ended_at,
-        cast(null as varchar) as user_sentiment,
+        cast(null as string) as user_sentiment,
         cast(null as double) as user_satisfaction,
-        cast(conversations.task_context as varchar) as task_description,
-        cast(conversations_classified.task_name as varchar) as task_type,
+        cast(conversations.task_context as string) as task_description,
+        cast(conversations_classified.task_name as string) as task_type,
         -- the profile the user had in this conversation: the human's profile object, or the
         -- simulated user's structured profile_mapped
         cast(
-            coalesce(profiles_parsed.profile_json, cast(conversations.profile_mapped as varchar))
-            as varchar
+            coalesce(profiles_parsed.profile_json, cast(conversations.profile_mapped as string))
+            as string
         ) as profile,
-        cast(conversations.source_path as varchar) as source_path,
+        cast(conversations.source_path as string) as source_path,
         cast(conversations.record_index as bigint) as source_record_index,
         -- the file's other conversation-level fields, as JSON text
         {{ json_object_text([
             'preference_id', 'conversations.preference_id',
             'preference', 'conversations.preference',
             'preference_zh', 'conversations.preference_zh',
-            'preference_summary', 'conversations.preference_summary',
+            'preference_summary', {'json': 'conversations.preference_summary'},
             'task_context_id', 'conversations.task_context_id',
             'task_context_zh', 'conversations.task_context_zh',
             'conflict', 'conversations.is_conflict',

@@ -19,9 +19,9 @@ answers as (
         answer_list.answer,
         answer_list.answer_number
     from profiles_parsed
-    cross join
-        unnest({{ json_to_array(as_json('profiles_parsed.questionnaire_json')) }})
-        with ordinality as answer_list (answer, answer_number)
+    {{ unnest_join(
+        json_to_array(as_json('profiles_parsed.questionnaire_json')), 'answer_list', 'answer', 'answer_number'
+    ) }}
     where profiles_parsed.questionnaire_json is not null
 
 ),

@@ -68,11 +68,11 @@ conversation_ratings as (
         conversation_id,
         cast(null as integer) as turn_index,
         'llm' as rater_kind,
-        cast(null as varchar) as rater_id,
+        cast(null as string) as rater_id,
         aspect,
         rating_value as value,
-        cast(null as varchar) as raw_value,
-        cast(null as varchar) as comment
+        cast(null as string) as raw_value,
+        cast(null as string) as comment
     from ratings
 
 ),
@@ -106,7 +106,7 @@ questionnaire_ratings as (
         'questionnaire:' || questionnaire_answers.item as aspect,
         questionnaire_options.value,
         questionnaire_answers.answer_option as raw_value,
-        cast(null as varchar) as comment
+        cast(null as string) as comment
     from questionnaire_answers
     inner join raters
         on questionnaire_answers.conversation_id = raters.conversation_id
@@ -149,15 +149,15 @@ unioned as (
 final as (
 
     select
-        cast({{ global_id('recllmsim', 'conversation_id') }} as varchar) as conversation_id,
+        cast({{ global_id('recllmsim', 'conversation_id') }} as string) as conversation_id,
         cast(turn_index as integer) as turn_index,
-        cast(null as varchar) as item_id,
-        cast(rater_kind as varchar) as rater_kind,
-        cast(rater_id as varchar) as rater_id,
-        cast(aspect as varchar) as aspect,
+        cast(null as string) as item_id,
+        cast(rater_kind as string) as rater_kind,
+        cast(rater_id as string) as rater_id,
+        cast(aspect as string) as aspect,
         cast(value as double) as value,
-        cast(raw_value as varchar) as raw_value,
-        cast(comment as varchar) as comment
+        cast(raw_value as string) as raw_value,
+        cast(comment as string) as comment
     from unioned
 
 )

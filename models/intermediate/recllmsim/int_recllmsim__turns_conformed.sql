@@ -15,19 +15,19 @@ messages as (
 final as (
 
     select
-        cast({{ global_id('recllmsim', 'conversation_id') }} as varchar) as conversation_id,
+        cast({{ global_id('recllmsim', 'conversation_id') }} as string) as conversation_id,
         cast(message_index as integer) as turn_index,
         cast(
             case role
                 when 'assistant' then 'system'
                 else role
-            end as varchar
+            end as string
         ) as role,
-        cast(content as varchar) as text,
-        cast(content_zh as varchar) as text_translation,
+        cast(content as string) as text,
+        cast(content_zh as string) as text_translation,
         cast(null as timestamp) as created_at,
         cast(false as boolean) as is_image,
-        cast(null as varchar) as source_turn_id
+        cast(null as string) as source_turn_id
     from messages
 
 )

@@ -49,9 +49,7 @@ list_labels as (
         labels.label as raw_label,
         labels.label_number - 1 as label_position
     from user_messages
-    cross join
-        unnest({{ json_to_text_array('user_messages.intent') }})
-        with ordinality as labels (label, label_number)
+    {{ unnest_join(json_to_text_array('user_messages.intent'), 'labels', 'label', 'label_number') }}
     where {{ json_type_of('user_messages.intent') }} = 'ARRAY'
 
 ),

@@ -51,16 +51,16 @@ human_users as (
 
     select
         source_user_id,
-        arg_min(subset, conversation_id) as subset,
-        cast(null as varchar) as profile_text,
+        {{ arg_min('subset', 'conversation_id') }} as subset,
+        cast(null as string) as profile_text,
         -- the distinct profiles the user's files carry (usually one; in text order, so two builds
         -- give the same list), and the
         -- post-conversation questionnaire by conversation id
         {{ json_object_text([
             'profiles',
-            "coalesce(list(distinct profile order by profile) filter (where profile is not null), [])",
+            {'json_list': agg_distinct_sorted('profile', non_null=true)},
             'questionnaires',
-            json_object_agg_text("'recllmsim:' || conversation_id", 'questionnaire', 'conversation_id'),
+            {'json': json_object_agg_text("'recllmsim:' || conversation_id", 'questionnaire', 'conversation_id')},
         ]) }} as attributes
     from user_conversations
     where user_kind = 'human'
@@ -73,12 +73,12 @@ simulated_users as (
     select
         source_user_id,
         -- the values of the user's first conversation (by id)
-        arg_min(subset, conversation_id) as subset,
-        arg_min(preference, conversation_id) as profile_text,
+        {{ arg_min('subset', 'conversation_id') }} as subset,
+        {{ arg_min('preference', 'conversation_id') }} as profile_text,
         {{ json_object_text([
-            'preference_id', 'arg_min(preference_id, conversation_id)',
-            'preference_zh', 'arg_min(preference_zh, conversation_id)',
-            'profile_mapped', 'arg_min(profile_mapped, conversation_id)',
+            'preference_id', arg_min('preference_id', 'conversation_id'),
+            'preference_zh', arg_min('preference_zh', 'conversation_id'),
+            'profile_mapped', {'json': arg_min('profile_mapped', 'conversation_id')},
         ]) }} as attributes
     from user_conversations
     where user_kind = 'simulated'
@@ -97,13 +97,13 @@ unioned as (
 final as (
 
     select
-        cast({{ global_id('recllmsim', 'source_user_id') }} as varchar) as user_id,
-        cast('recllmsim' as varchar) as corpus,
-        cast(source_user_id as varchar) as source_user_id,
-        cast(subset as varchar) as subset,
-        cast(profile_text as varchar) as profile_text,
-        cast(null as varchar) as keywords,
-        cast(attributes as varchar) as attributes
+        cast({{ global_id('recllmsim', 'source_user_id') }} as string) as user_id,
+        cast('recllmsim' as string) as corpus,
+        cast(source_user_id as string) as source_user_id,
+        cast(subset as string) as subset,
+        cast(profile_text as string) as profile_text,
+        cast(null as string) as keywords,
+        cast(attributes as string) as attributes
     from unioned
 
 )

@@ -22,12 +22,12 @@ final as (
         cast(
             'recoreact:' || selections.domain || ':' || selections.impression_id
             || ':' || selections.selection_step || ':' || selections.selection_position
-            as varchar
+            as string
         ) as interaction_id,
-        cast('recoreact:' || selections.domain || ':' || selections.user_id as varchar) as conversation_id,
-        cast('recoreact:' || selections.domain || ':' || selections.user_id as varchar) as user_id,
-        cast('recoreact:' || selections.domain || ':' || selections.product_id as varchar) as item_id,
-        cast(selections.domain as varchar) as domain,
+        cast('recoreact:' || selections.domain || ':' || selections.user_id as string) as conversation_id,
+        cast('recoreact:' || selections.domain || ':' || selections.user_id as string) as user_id,
+        cast('recoreact:' || selections.domain || ':' || selections.product_id as string) as item_id,
+        cast(selections.domain as string) as domain,
         cast(impressions.round as integer) as round,
         cast(selections.selection_step as integer) as selection_step,
         cast(
@@ -35,7 +35,7 @@ final as (
                 when 1 then impressions.request
                 when 2 then impressions.update1
                 when 3 then impressions.update2
-            end as varchar
+            end as string
         ) as request_text,
         cast(
             case selections.selection_step

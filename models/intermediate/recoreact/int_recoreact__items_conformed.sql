@@ -9,14 +9,14 @@ products as (
 conformed as (
 
     select
-        cast('recoreact:' || domain || ':' || product_id as varchar) as item_id,
-        cast('recoreact' as varchar) as corpus,
-        cast(product_id as varchar) as source_item_id,
-        cast(domain as varchar) as item_kind,
-        cast(title as varchar) as title,
-        cast(description as varchar) as description,
-        cast(category as varchar) as category,
-        cast(thumbnail_url as varchar) as url
+        cast('recoreact:' || domain || ':' || product_id as string) as item_id,
+        cast('recoreact' as string) as corpus,
+        cast(product_id as string) as source_item_id,
+        cast(domain as string) as item_kind,
+        cast(title as string) as title,
+        cast(description as string) as description,
+        cast(category as string) as category,
+        cast(thumbnail_url as string) as url
     from products
 
 )

@@ -33,27 +33,31 @@ conversations as (
 
 ),
 
+impression_ratings as (
+
+    select
+        domain,
+        user_id,
+        impression_id,
+        round,
+        rating1,
+        rating2,
+        rating3,
+        rating_summary,
+        good_suggestions,
+        good_selections,
+        good_request_match,
+        good_summary_match
+    from impressions
+
+),
+
 round_ratings as (
 
-    unpivot (
-        select
-            domain,
-            user_id,
-            impression_id,
-            round,
-            rating1,
-            rating2,
-            rating3,
-            rating_summary,
-            good_suggestions,
-            good_selections,
-            good_request_match,
-            good_summary_match
-        from impressions
-    )
-    on rating1, rating2, rating3, rating_summary,
-        good_suggestions, good_selections, good_request_match, good_summary_match
-    into name aspect value value
+    {{ unpivot_columns('impression_ratings', [
+        'rating1', 'rating2', 'rating3', 'rating_summary',
+        'good_suggestions', 'good_selections', 'good_request_match', 'good_summary_match',
+    ], 'aspect', 'value') }}
 
 ),
 
@@ -102,23 +106,28 @@ round_level as (
 
 ),
 
+user_survey as (
+
+    select
+        domain,
+        user_id,
+        personalized,
+        explore,
+        task_clear,
+        task_difficult,
+        dialogue_helpful,
+        recs_satisfied,
+        demand
+    from users
+
+),
+
 survey_ratings as (
 
-    unpivot (
-        select
-            domain,
-            user_id,
-            personalized,
-            explore,
-            task_clear,
-            task_difficult,
-            dialogue_helpful,
-            recs_satisfied,
-            demand
-        from users
-    )
-    on personalized, explore, task_clear, task_difficult, dialogue_helpful, recs_satisfied, demand
-    into name aspect value value
+    {{ unpivot_columns('user_survey', [
+        'personalized', 'explore', 'task_clear', 'task_difficult', 'dialogue_helpful',
+        'recs_satisfied', 'demand',
+    ], 'aspect', 'value') }}
 
 ),
 
@@ -149,15 +158,15 @@ unioned as (
 conformed as (
 
     select
-        cast(conversation_id as varchar) as conversation_id,
+        cast(conversation_id as string) as conversation_id,
         cast(turn_index as integer) as turn_index,
-        cast(null as varchar) as item_id,
-        cast('user' as varchar) as rater_kind,
-        cast('recoreact:' || domain || ':' || user_id as varchar) as rater_id,
-        cast(aspect as varchar) as aspect,
+        cast(null as string) as item_id,
+        cast('user' as string) as rater_kind,
+        cast('recoreact:' || domain || ':' || user_id as string) as rater_id,
+        cast(aspect as string) as aspect,
         cast(value as double) as value,
-        cast(null as varchar) as raw_value,
-        cast(null as varchar) as comment
+        cast(null as string) as raw_value,
+        cast(null as string) as comment
     from unioned
 
 )

@@ -19,12 +19,12 @@ texts as (
         user_id,
         impression_id,
         round,
-        unnest([
-            {'round_step': 0, 'text_field': 'request', 'text': request},
-            {'round_step': 1, 'text_field': 'update1', 'text': update1},
-            {'round_step': 2, 'text_field': 'update2', 'text': update2},
-            {'round_step': 3, 'text_field': 'summary', 'text': summary}
-        ]) as round_text
+        {{ unnest_structs([
+            {'round_step': '0', 'text_field': "'request'", 'text': 'request'},
+            {'round_step': '1', 'text_field': "'update1'", 'text': 'update1'},
+            {'round_step': '2', 'text_field': "'update2'", 'text': 'update2'},
+            {'round_step': '3', 'text_field': "'summary'", 'text': 'summary'},
+        ]) }} as round_text
     from impressions
 
 ),

@@ -25,16 +25,16 @@ domain_users as (
 conformed as (
 
     select
-        cast('recoreact:' || domain_users.domain || ':' || domain_users.user_id as varchar) as user_id,
-        cast('recoreact' as varchar) as corpus,
-        cast(domain_users.user_id as varchar) as source_user_id,
-        cast(domain_users.domain as varchar) as subset,
-        cast(users.desc_sources as varchar) as profile_text,
-        cast(array_to_string(users.source_types, '; ') as varchar) as keywords,
+        cast('recoreact:' || domain_users.domain || ':' || domain_users.user_id as string) as user_id,
+        cast('recoreact' as string) as corpus,
+        cast(domain_users.user_id as string) as source_user_id,
+        cast(domain_users.domain as string) as subset,
+        cast(users.desc_sources as string) as profile_text,
+        cast({{ list_join('users.source_types', "'; '") }} as string) as keywords,
         -- every other profile and survey field, as given (JSON merge patch: null removes a key)
         cast(
             {{ json_without_keys('users.profile_json', ['uid', 'desc_sources', 'source_types']) }}
-            as varchar
+            as string
         ) as attributes
     from domain_users
     left join users

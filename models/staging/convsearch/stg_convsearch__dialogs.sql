@@ -14,19 +14,8 @@ parsed as (
 
     select
         source.*,
-        from_json(
-            payload,
-            '{
-                "id": "VARCHAR", "user": "VARCHAR", "agent": "VARCHAR",
-                "topic_user": "VARCHAR", "intent_user": "VARCHAR",
-                "improvement_user": "VARCHAR", "keywords": "VARCHAR",
-                "satisfaction_user": "VARCHAR", "effort_user": "VARCHAR",
-                "preference_user": "VARCHAR", "applicability_user": "VARCHAR",
-                "understand_agent": "VARCHAR", "satisfaction_agent": "VARCHAR",
-                "difficulty_agent": "VARCHAR", "start_time": "VARCHAR", "end_time": "VARCHAR"
-            }'
-        ) as fields,
-        json_array_length(payload, '$.turns') as turns_length
+        {{ json_struct('payload', {'id': 'VARCHAR', 'user': 'VARCHAR', 'agent': 'VARCHAR', 'topic_user': 'VARCHAR', 'intent_user': 'VARCHAR', 'improvement_user': 'VARCHAR', 'keywords': 'VARCHAR', 'satisfaction_user': 'VARCHAR', 'effort_user': 'VARCHAR', 'preference_user': 'VARCHAR', 'applicability_user': 'VARCHAR', 'understand_agent': 'VARCHAR', 'satisfaction_agent': 'VARCHAR', 'difficulty_agent': 'VARCHAR', 'start_time': 'VARCHAR', 'end_time': 'VARCHAR'}) }} as fields,
+        {{ json_array_length_at('payload', '$.turns') }} as turns_length
     from source
 
 ),
@@ -58,8 +47,8 @@ renamed as (
         record_index,
 
         ----------  timestamps (upstream: float seconds since the epoch, UTC)
-        make_timestamp(cast(cast(fields.start_time as double) * 1000000 as bigint)) as started_at,
-        make_timestamp(cast(cast(fields.end_time as double) * 1000000 as bigint)) as ended_at,
+        {{ timestamp_from_micros("cast(cast(fields.start_time as double) * 1000000 as bigint)") }} as started_at,
+        {{ timestamp_from_micros("cast(cast(fields.end_time as double) * 1000000 as bigint)") }} as ended_at,
         ingested_at
 
     from parsed

@@ -14,14 +14,7 @@ source as (
 queries as (
 
     select
-        from_json(
-            payload,
-            '{"id": "VARCHAR", "belong_dialog": "VARCHAR", "landingpage_pagelogs": [{
-                "id": "VARCHAR", "url": "VARCHAR", "html_name": "VARCHAR",
-                "helpfulness-pagelog": "VARCHAR", "dwell_time": "VARCHAR",
-                "start_time": "VARCHAR", "end_time": "VARCHAR"
-            }]}'
-        ) as query
+        {{ json_struct('payload', {'id': 'VARCHAR', 'belong_dialog': 'VARCHAR', 'landingpage_pagelogs': [{'id': 'VARCHAR', 'url': 'VARCHAR', 'html_name': 'VARCHAR', 'helpfulness-pagelog': 'VARCHAR', 'dwell_time': 'VARCHAR', 'start_time': 'VARCHAR', 'end_time': 'VARCHAR'}]}) }} as query
     from source
 
 ),
@@ -32,8 +25,7 @@ unnested as (
         query.id as query_id,
         query.belong_dialog as dialog_id,
         -- two lists of the same length unnest side by side: each page log with its position
-        unnest(query.landingpage_pagelogs) as pagelog,
-        unnest(range(len(query.landingpage_pagelogs))) as pagelog_position
+        {{ unnest_with_index('query.landingpage_pagelogs', 'pagelog', 'pagelog_position') }}
     from queries
 
 ),
@@ -53,12 +45,12 @@ renamed as (
         ----------  numerics
         cast(pagelog_position as integer) as pagelog_position,
         -- 0..4, the agent's view of the page's helpfulness for its response
-        cast(pagelog."helpfulness-pagelog" as double) as helpfulness,
+        cast(pagelog.{{ adapter.quote('helpfulness-pagelog') }} as double) as helpfulness,
         cast(pagelog.dwell_time as bigint) as dwell_ms,
 
         ----------  timestamps (upstream: integer milliseconds since the epoch, UTC)
-        epoch_ms(cast(pagelog.start_time as bigint)) as started_at,
-        epoch_ms(cast(pagelog.end_time as bigint)) as ended_at
+        {{ timestamp_from_millis("cast(pagelog.start_time as bigint)") }} as started_at,
+        {{ timestamp_from_millis("cast(pagelog.end_time as bigint)") }} as ended_at
 
     from unnested
 

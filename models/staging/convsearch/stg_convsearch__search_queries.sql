@@ -14,14 +14,8 @@ parsed as (
 
     select
         source.*,
-        from_json(
-            payload,
-            '{
-                "id": "VARCHAR", "belong_dialog": "VARCHAR", "belong_turn": "VARCHAR",
-                "query_string": "VARCHAR", "source": "VARCHAR", "time": "VARCHAR"
-            }'
-        ) as fields,
-        json_array_length(payload, ['$.serp_pagelogs', '$.landingpage_pagelogs']) as pagelogs_lengths
+        {{ json_struct('payload', {'id': 'VARCHAR', 'belong_dialog': 'VARCHAR', 'belong_turn': 'VARCHAR', 'query_string': 'VARCHAR', 'source': 'VARCHAR', 'time': 'VARCHAR'}) }} as fields,
+        {{ json_array_lengths('payload', ['$.serp_pagelogs', '$.landingpage_pagelogs']) }} as pagelogs_lengths
     from source
 
 ),
@@ -40,12 +34,12 @@ renamed as (
         source_path,
 
         ----------  numerics
-        cast(pagelogs_lengths[1] as integer) as n_serp_pagelogs,
-        cast(pagelogs_lengths[2] as integer) as n_landing_pagelogs,
+        cast({{ array_at('pagelogs_lengths', 1) }} as integer) as n_serp_pagelogs,
+        cast({{ array_at('pagelogs_lengths', 2) }} as integer) as n_landing_pagelogs,
         record_index,
 
         ----------  timestamps (upstream: float seconds since the epoch, UTC)
-        make_timestamp(cast(cast(fields.time as double) * 1000000 as bigint)) as queried_at,
+        {{ timestamp_from_micros("cast(cast(fields.time as double) * 1000000 as bigint)") }} as queried_at,
         ingested_at
 
     from parsed

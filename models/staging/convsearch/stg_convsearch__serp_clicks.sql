@@ -17,12 +17,7 @@ source as (
 queries as (
 
     select
-        from_json(
-            payload,
-            '{"id": "VARCHAR", "belong_dialog": "VARCHAR", "serp_pagelogs": [{
-                "id": "VARCHAR", "clicked_results": "JSON"
-            }]}'
-        ) as query
+        {{ json_struct('payload', {'id': 'VARCHAR', 'belong_dialog': 'VARCHAR', 'serp_pagelogs': [{'id': 'VARCHAR', 'clicked_results': 'JSON'}]}) }} as query
     from source
 
 ),
@@ -32,7 +27,7 @@ pagelogs as (
     select
         query.id as query_id,
         query.belong_dialog as dialog_id,
-        unnest(query.serp_pagelogs) as pagelog
+        {{ unnest_list('query.serp_pagelogs') }} as pagelog
     from queries
 
 ),
@@ -43,16 +38,12 @@ clicked_results as (
         query_id,
         dialog_id,
         pagelog.id as serp_pagelog_id,
-        from_json(
-            -- a JSON string holding a list; tolerate a plain JSON list too (an unparsable
-            -- string, or anything but a list, gives no clicks)
-            case
-                when json_type(pagelog.clicked_results) = 'VARCHAR'
-                    then try_cast(pagelog.clicked_results ->> '$' as json)
-                else pagelog.clicked_results
-            end,
-            '[{"href": "VARCHAR", "type": "VARCHAR", "id": "VARCHAR"}]'
-        ) as clicks
+        -- a JSON string holding a list; tolerate a plain JSON list too (an unparsable
+        -- string, or anything but a list, gives no clicks)
+        {{ json_struct(
+            json_decode_string('pagelog.clicked_results'),
+            [{'href': 'VARCHAR', 'type': 'VARCHAR', 'id': 'VARCHAR'}]
+        ) }} as clicks
     from pagelogs
 
 ),
@@ -64,8 +55,7 @@ unnested as (
         dialog_id,
         serp_pagelog_id,
         -- two lists of the same length unnest side by side: each click with its position
-        unnest(clicks) as click,
-        unnest(range(1, len(clicks) + 1)) as click_number
+        {{ unnest_with_index('clicks', 'click', 'click_number', start=1) }}
     from clicked_results
 
 ),

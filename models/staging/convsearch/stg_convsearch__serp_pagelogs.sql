@@ -14,14 +14,7 @@ source as (
 queries as (
 
     select
-        from_json(
-            payload,
-            '{"id": "VARCHAR", "belong_dialog": "VARCHAR", "serp_pagelogs": [{
-                "id": "VARCHAR", "url": "VARCHAR", "html_name": "VARCHAR",
-                "clicked_results": "VARCHAR", "page_id": "VARCHAR", "dwell_time": "VARCHAR",
-                "start_time": "VARCHAR", "end_time": "VARCHAR"
-            }]}'
-        ) as query
+        {{ json_struct('payload', {'id': 'VARCHAR', 'belong_dialog': 'VARCHAR', 'serp_pagelogs': [{'id': 'VARCHAR', 'url': 'VARCHAR', 'html_name': 'VARCHAR', 'clicked_results': 'VARCHAR', 'page_id': 'VARCHAR', 'dwell_time': 'VARCHAR', 'start_time': 'VARCHAR', 'end_time': 'VARCHAR'}]}) }} as query
     from source
 
 ),
@@ -32,8 +25,7 @@ unnested as (
         query.id as query_id,
         query.belong_dialog as dialog_id,
         -- two lists of the same length unnest side by side: each page log with its position
-        unnest(query.serp_pagelogs) as pagelog,
-        unnest(range(len(query.serp_pagelogs))) as pagelog_position
+        {{ unnest_with_index('query.serp_pagelogs', 'pagelog', 'pagelog_position') }}
     from queries
 
 ),
@@ -58,8 +50,8 @@ renamed as (
         cast(pagelog.dwell_time as bigint) as dwell_ms,
 
         ----------  timestamps (upstream: integer milliseconds since the epoch, UTC)
-        epoch_ms(cast(pagelog.start_time as bigint)) as started_at,
-        epoch_ms(cast(pagelog.end_time as bigint)) as ended_at
+        {{ timestamp_from_millis("cast(pagelog.start_time as bigint)") }} as started_at,
+        {{ timestamp_from_millis("cast(pagelog.end_time as bigint)") }} as ended_at
 
     from unnested
 

@@ -16,14 +16,7 @@ source as (
 dialogs as (
 
     select
-        from_json(
-            payload,
-            '{"id": "VARCHAR", "turns": [{
-                "id": "VARCHAR",
-                "intent-primary-class": ["VARCHAR"], "intent-secondary-class": ["VARCHAR"],
-                "action-primary-class": ["VARCHAR"], "action-secondary-class": ["VARCHAR"]
-            }]}'
-        ) as dialog
+        {{ json_struct('payload', {'id': 'VARCHAR', 'turns': [{'id': 'VARCHAR', 'intent-primary-class': ['VARCHAR'], 'intent-secondary-class': ['VARCHAR'], 'action-primary-class': ['VARCHAR'], 'action-secondary-class': ['VARCHAR']}]}) }} as dialog
     from source
 
 ),
@@ -32,7 +25,7 @@ turns as (
 
     select
         dialog.id as dialog_id,
-        unnest(dialog.turns) as turn
+        {{ unnest_list('dialog.turns') }} as turn
     from dialogs
 
 ),
@@ -42,12 +35,12 @@ label_fields as (
     select
         dialog_id,
         turn.id as turn_id,
-        unnest([
-            {'label_field': 'intent-primary-class', 'labels': turn."intent-primary-class"},
-            {'label_field': 'intent-secondary-class', 'labels': turn."intent-secondary-class"},
-            {'label_field': 'action-primary-class', 'labels': turn."action-primary-class"},
-            {'label_field': 'action-secondary-class', 'labels': turn."action-secondary-class"}
-        ]) as label_array
+        {{ unnest_structs([
+            {'label_field': "'intent-primary-class'", 'labels': 'turn.' ~ adapter.quote('intent-primary-class')},
+            {'label_field': "'intent-secondary-class'", 'labels': 'turn.' ~ adapter.quote('intent-secondary-class')},
+            {'label_field': "'action-primary-class'", 'labels': 'turn.' ~ adapter.quote('action-primary-class')},
+            {'label_field': "'action-secondary-class'", 'labels': 'turn.' ~ adapter.quote('action-secondary-class')},
+        ]) }} as label_array
     from turns
 
 ),
@@ -59,8 +52,7 @@ unnested as (
         turn_id,
         label_array.label_field as label_field,
         -- two lists of the same length unnest side by side: each label with its position
-        unnest(label_array.labels) as raw_label,
-        unnest(range(1, len(label_array.labels) + 1)) as assessor_number
+        {{ unnest_with_index('label_array.labels', 'raw_label', 'assessor_number', start=1) }}
     from label_fields
 
 ),

@@ -14,18 +14,7 @@ source as (
 dialogs as (
 
     select
-        from_json(
-            payload,
-            '{"id": "VARCHAR", "turns": [{
-                "id": "VARCHAR", "initiator": "VARCHAR", "content": "VARCHAR",
-                "image_name": "VARCHAR",
-                "intent-primary-class": ["VARCHAR"], "intent-secondary-class": ["VARCHAR"],
-                "action-primary-class": ["VARCHAR"], "action-secondary-class": ["VARCHAR"],
-                "satisfaction-turn": "VARCHAR", "understand-turn": "VARCHAR",
-                "clarity-turn": "VARCHAR", "difficulty-turn": "VARCHAR",
-                "is_image": "VARCHAR", "time": "VARCHAR"
-            }]}'
-        ) as dialog
+        {{ json_struct('payload', {'id': 'VARCHAR', 'turns': [{'id': 'VARCHAR', 'initiator': 'VARCHAR', 'content': 'VARCHAR', 'image_name': 'VARCHAR', 'intent-primary-class': ['VARCHAR'], 'intent-secondary-class': ['VARCHAR'], 'action-primary-class': ['VARCHAR'], 'action-secondary-class': ['VARCHAR'], 'satisfaction-turn': 'VARCHAR', 'understand-turn': 'VARCHAR', 'clarity-turn': 'VARCHAR', 'difficulty-turn': 'VARCHAR', 'is_image': 'VARCHAR', 'time': 'VARCHAR'}]}) }} as dialog
     from source
 
 ),
@@ -35,8 +24,7 @@ unnested as (
     select
         dialog.id as dialog_id,
         -- two lists of the same length unnest side by side: each turn with its position
-        unnest(dialog.turns) as turn,
-        unnest(range(len(dialog.turns))) as turn_position
+        {{ unnest_with_index('dialog.turns', 'turn', 'turn_position') }}
     from dialogs
 
 ),
@@ -54,26 +42,26 @@ renamed as (
         nullif(turn.image_name, '') as image_name,
         -- assessor labels, one per external assessor ('' = no label); an absent field (or one
         -- that is not a list) gives an empty list
-        coalesce(turn."intent-primary-class", []) as intent_primary_classes,
-        coalesce(turn."intent-secondary-class", []) as intent_secondary_classes,
-        coalesce(turn."action-primary-class", []) as action_primary_classes,
-        coalesce(turn."action-secondary-class", []) as action_secondary_classes,
+        coalesce(turn.{{ adapter.quote('intent-primary-class') }}, {{ empty_text_list() }}) as intent_primary_classes,
+        coalesce(turn.{{ adapter.quote('intent-secondary-class') }}, {{ empty_text_list() }}) as intent_secondary_classes,
+        coalesce(turn.{{ adapter.quote('action-primary-class') }}, {{ empty_text_list() }}) as action_primary_classes,
+        coalesce(turn.{{ adapter.quote('action-secondary-class') }}, {{ empty_text_list() }}) as action_secondary_classes,
 
         ----------  numerics
         -- 0-based position in the dialogue's turns array (upstream sorts it by time)
         cast(turn_position as integer) as turn_position,
         -- 0..4; satisfaction/understand on agent turns (by the user),
         -- clarity/difficulty on user turns (by the agent)
-        cast(turn."satisfaction-turn" as double) as satisfaction_turn,
-        cast(turn."understand-turn" as double) as understand_turn,
-        cast(turn."clarity-turn" as double) as clarity_turn,
-        cast(turn."difficulty-turn" as double) as difficulty_turn,
+        cast(turn.{{ adapter.quote('satisfaction-turn') }} as double) as satisfaction_turn,
+        cast(turn.{{ adapter.quote('understand-turn') }} as double) as understand_turn,
+        cast(turn.{{ adapter.quote('clarity-turn') }} as double) as clarity_turn,
+        cast(turn.{{ adapter.quote('difficulty-turn') }} as double) as difficulty_turn,
 
         ----------  booleans
         cast(turn.is_image as boolean) as is_image,
 
         ----------  timestamps (upstream: float seconds since the epoch, UTC)
-        make_timestamp(cast(cast(turn.time as double) * 1000000 as bigint)) as created_at
+        {{ timestamp_from_micros("cast(cast(turn.time as double) * 1000000 as bigint)") }} as created_at
 
     from unnested
 

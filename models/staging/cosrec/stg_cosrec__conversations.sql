@@ -15,7 +15,7 @@ renamed as (
         ----------  strings
         -- dataset/<partition>/conversations.jsonl: raw, crowd or curated
         regexp_extract(source_path, '^dataset/([^/]+)/', 1) as partition_name,
-        {{ cosrec_keyed_value('payload') }} ->> '$' as conversation_text,
+        {{ json_text(cosrec_keyed_value('payload')) }} as conversation_text,
         source_path,
 
         ----------  numerics

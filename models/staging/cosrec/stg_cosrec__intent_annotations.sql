@@ -13,9 +13,7 @@ utterances as (
         source.source_path,
         utterance_annotations.utterance
     from source
-    cross join
-        unnest(cast({{ cosrec_keyed_value('source.payload') }} as json[]))
-        as utterance_annotations (utterance)
+    {{ unnest_join(json_list(cosrec_keyed_value('source.payload')), 'utterance_annotations', 'utterance') }}
 
 ),
 
@@ -28,9 +26,10 @@ annotators as (
         annotator_labels.labels,
         annotator_labels.annotator_number
     from utterances
-    cross join
-        unnest(cast(utterances.utterance -> '$.intent_annotations' as json[]))
-        with ordinality as annotator_labels (labels, annotator_number)
+    {{ unnest_join(
+        json_list('utterances.utterance', '$.intent_annotations'),
+        'annotator_labels', 'labels', 'annotator_number'
+    ) }}
 
 ),
 
@@ -45,9 +44,7 @@ labels as (
         annotator_label.label_number
     from annotators
     -- an annotator who saw no intent in the utterance gave an empty list: no row
-    cross join
-        unnest(cast(annotators.labels as json[]))
-        with ordinality as annotator_label (label, label_number)
+    {{ unnest_join(json_list('annotators.labels'), 'annotator_label', 'label', 'label_number') }}
 
 ),
 
@@ -56,19 +53,19 @@ renamed as (
     select
         ----------  ids
         conversation_id
-        || '#' || (utterance ->> '$.utterance')
+        || '#' || {{ json_text('utterance', '$.utterance') }}
         || '#' || (annotator_number - 1)
         || '#' || (label_number - 1) as intent_annotation_id,
         conversation_id,
 
         ----------  strings
         regexp_extract(source_path, '^dataset/([^/]+)/', 1) as partition_name,
-        label ->> '$.type' as intent_type,
-        label ->> '$.query' as standalone_query,
+        {{ json_text('label', '$.type') }} as intent_type,
+        {{ json_text('label', '$.query') }} as standalone_query,
 
         ----------  numerics
         -- index of the USER utterance (0-based, counting only "U:" lines)
-        cast(utterance ->> '$.utterance' as integer) as user_utterance_index,
+        cast({{ json_text('utterance', '$.utterance') }} as integer) as user_utterance_index,
         -- 0-based position of the annotator in the utterance's list of annotations
         cast(annotator_number - 1 as integer) as annotator_index,
         -- 0-based position of the label in the annotator's list

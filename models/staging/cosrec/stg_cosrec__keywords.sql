@@ -14,9 +14,7 @@ unnested as (
         user_keywords.entry.key as source_user_id,
         user_keywords.entry.value as keywords
     from source
-    cross join
-        unnest({{ parse_json_object_entries(cosrec_keyed_value('source.payload')) }})
-        as user_keywords (entry)
+    {{ unnest_join(parse_json_object_entries(cosrec_keyed_value('source.payload')), 'user_keywords', 'entry') }}
 
 ),
 
@@ -30,10 +28,10 @@ renamed as (
 
         ----------  strings
         regexp_extract(source_path, '^dataset/([^/]+)/', 1) as partition_name,
-        cast(keywords as varchar[]) as keywords,
+        {{ json_to_text_array('keywords') }} as keywords,
 
         ----------  numerics
-        cast(json_array_length(keywords) as integer) as n_keywords
+        cast({{ json_array_length_at('keywords') }} as integer) as n_keywords
 
     from unnested
 

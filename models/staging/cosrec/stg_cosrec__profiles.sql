@@ -14,9 +14,7 @@ unnested as (
         user_profiles.entry.key as source_user_id,
         user_profiles.entry.value as profile_summary
     from source
-    cross join
-        unnest({{ parse_json_object_entries(cosrec_keyed_value('source.payload')) }})
-        as user_profiles (entry)
+    {{ unnest_join(parse_json_object_entries(cosrec_keyed_value('source.payload')), 'user_profiles', 'entry') }}
 
 ),
 
@@ -30,7 +28,7 @@ renamed as (
 
         ----------  strings
         regexp_extract(source_path, '^dataset/([^/]+)/', 1) as partition_name,
-        profile_summary ->> '$' as profile_summary
+        {{ json_text('profile_summary') }} as profile_summary
 
     from unnested
 

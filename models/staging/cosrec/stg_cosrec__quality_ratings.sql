@@ -14,9 +14,9 @@ annotators as (
         annotator_ratings.ratings,
         annotator_ratings.annotator_number
     from source
-    cross join
-        unnest(cast({{ cosrec_keyed_value('source.payload') }} as json[]))
-        with ordinality as annotator_ratings (ratings, annotator_number)
+    {{ unnest_join(
+        json_list(cosrec_keyed_value('source.payload')), 'annotator_ratings', 'ratings', 'annotator_number'
+    ) }}
 
 ),
 
@@ -29,8 +29,7 @@ aspects as (
         aspect_ratings.entry.key as aspect,
         aspect_ratings.entry.value as rating
     from annotators
-    cross join
-        unnest({{ parse_json_object_entries('annotators.ratings') }}) as aspect_ratings (entry)
+    {{ unnest_join(parse_json_object_entries('annotators.ratings'), 'aspect_ratings', 'entry') }}
 
 ),
 
@@ -48,7 +47,7 @@ renamed as (
         ----------  numerics
         -- 0-based position of the annotator in the conversation's list of ratings
         cast(annotator_number - 1 as integer) as annotator_index,
-        cast(rating ->> '$' as integer) as rating_value
+        cast({{ json_text('rating') }} as integer) as rating_value
 
     from aspects
 

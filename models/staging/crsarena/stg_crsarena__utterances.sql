@@ -9,13 +9,13 @@ source as (
 unnested as (
 
     select
-        source.payload ->> '$."conversation ID"' as dialogue_id,
+        {{ json_text('source.payload', '$."conversation ID"') }} as dialogue_id,
         utterances.utterance,
         utterances.utterance_number
     from source
-    cross join
-        unnest(cast(source.payload -> '$.conversation[*]' as json[]))
-        with ordinality as utterances (utterance, utterance_number)
+    {{ unnest_join(
+        json_list('source.payload', '$.conversation[*]'), 'utterances', 'utterance', 'utterance_number'
+    ) }}
 
 ),
 
@@ -23,12 +23,12 @@ renamed as (
 
     select
         ----------  ids
-        utterance ->> '$."utterance ID"' as utterance_id,
+        {{ json_text('utterance', '$."utterance ID"') }} as utterance_id,
         dialogue_id,
 
         ----------  strings
-        utterance ->> '$.participant' as participant,
-        utterance ->> '$.utterance' as utterance_text,
+        {{ json_text('utterance', '$.participant') }} as participant,
+        {{ json_text('utterance', '$.utterance') }} as utterance_text,
 
         ----------  numerics
         -- 0-based position of the utterance in the dialogue's conversation array

@@ -24,9 +24,7 @@ scheme_names as (
     select
         record_key as conversation_id,
         payload,
-        unnest(
-            list_filter(json_keys(payload), lambda key: key like 'strategy%')
-        ) as scheme
+        {{ unnest_list(json_keys_like('payload', 'strategy%')) }} as scheme
     from source
 
 ),
@@ -36,7 +34,7 @@ schemes as (
     select
         conversation_id,
         scheme,
-        payload -> ('$."' || scheme || '"') as scheme_value
+        {{ json_get_key('payload', 'scheme') }} as scheme_value
     from scheme_names
 
 ),
@@ -46,7 +44,7 @@ runs as (
     select
         conversation_id,
         scheme,
-        unnest({{ parse_json_object_entries('scheme_value') }}) as run_entry
+        {{ unnest_list(parse_json_object_entries('scheme_value')) }} as run_entry
     from schemes
 
 ),
@@ -57,7 +55,7 @@ labels as (
         conversation_id,
         scheme,
         run_entry.key as run_key,
-        unnest({{ parse_json_object_entries('run_entry.value') }}) as label_entry
+        {{ unnest_list(parse_json_object_entries('run_entry.value')) }} as label_entry
     from runs
 
 ),
@@ -77,9 +75,9 @@ renamed as (
         -- e.g. information_request, question_broadness
         label_entry.key as dimension,
         -- the label as text (numbers such as question_broadness 4 become '4')
-        label_entry.value ->> '$' as label_value,
+        {{ json_text('label_entry.value') }} as label_value,
         -- JSON type of the label in the file (VARCHAR, UBIGINT, ...)
-        json_type(label_entry.value) as label_json_type
+        {{ json_type_of('label_entry.value') }} as label_json_type
 
     from labels
 

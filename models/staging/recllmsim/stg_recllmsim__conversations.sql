@@ -20,18 +20,15 @@ parsed as (
 
     select
         source.*,
-        from_json(
-            payload,
-            '{
-                "preference_id": "VARCHAR", "task_context_id": "VARCHAR", "chat_model": "VARCHAR",
-                "task": "VARCHAR", "task_type": "VARCHAR", "preference": "VARCHAR",
-                "preference_zh": "VARCHAR", "task_context": "VARCHAR",
-                "task_context_zh": "VARCHAR", "conflict": "VARCHAR",
-                "profile": "JSON", "questionnaire": "JSON", "profile_mapped": "JSON",
-                "preference_summary": "JSON", "rating": "JSON",
-                "history": [{"role": "VARCHAR"}]
-            }'
-        ) as fields
+        {{ json_struct('payload', {
+            'preference_id': 'VARCHAR', 'task_context_id': 'VARCHAR', 'chat_model': 'VARCHAR',
+            'task': 'VARCHAR', 'task_type': 'VARCHAR', 'preference': 'VARCHAR',
+            'preference_zh': 'VARCHAR', 'task_context': 'VARCHAR',
+            'task_context_zh': 'VARCHAR', 'conflict': 'VARCHAR',
+            'profile': 'JSON', 'questionnaire': 'JSON', 'profile_mapped': 'JSON',
+            'preference_summary': 'JSON', 'rating': 'JSON',
+            'history': [{'role': 'VARCHAR'}],
+        }) }} as fields
     from source
 
 ),
@@ -52,7 +49,7 @@ renamed as (
         -- layout: <subset>/[User_<k>/]<task>/<n>.json
         split_part(source_path, '/', 1) as subset,
         nullif(regexp_extract(source_path, '(^|/)(User_[0-9]+)/', 2), '') as user_folder,
-        string_split(source_path, '/')[-2] as task_folder,
+        {{ array_at(split_on_char('source_path', "'/'"), -2) }} as task_folder,
         -- the task as the file states it: "task" (English, LLM-agent files) or
         -- "task_type" (Chinese, human files), kept raw
         coalesce(fields.task, fields.task_type) as task_name,
@@ -75,8 +72,8 @@ renamed as (
         ----------  numerics
         cast(
             case
-                when fields.history is not null then len(fields.history)
-                else json_array_length(payload, '$.history')
+                when fields.history is not null then {{ array_size('fields.history') }}
+                else {{ json_array_length_at('payload', '$.history') }}
             end as integer
         ) as n_messages,
         -- 0-based position of the record in its file (always 0: one conversation per file)

@@ -18,14 +18,11 @@ histories as (
 
     select
         record_key as conversation_id,
-        from_json(
-            payload,
-            '{"history": [{
-                "role": "VARCHAR", "content": "VARCHAR", "content_zh": "VARCHAR",
-                "satisfaction": "VARCHAR", "reason": "VARCHAR",
-                "intent": "JSON", "intent_zh": "JSON", "hallucination": "JSON"
-            }]}'
-        ).history as messages
+        {{ json_struct('payload', {'history': [{
+            'role': 'VARCHAR', 'content': 'VARCHAR', 'content_zh': 'VARCHAR',
+            'satisfaction': 'VARCHAR', 'reason': 'VARCHAR',
+            'intent': 'JSON', 'intent_zh': 'JSON', 'hallucination': 'JSON',
+        }]}) }}.history as messages
     from source
 
 ),
@@ -35,8 +32,7 @@ unnested as (
     select
         conversation_id,
         -- two lists of the same length unnest side by side: each message with its position
-        unnest(messages) as message,
-        unnest(range(len(messages))) as message_index
+        {{ unnest_with_index('messages', 'message', 'message_index') }}
     from histories
 
 ),

@@ -16,7 +16,7 @@ rated as (
 
     select
         record_key as conversation_id,
-        payload -> '$.rating' as rating_object
+        {{ json_get('payload', '$.rating') }} as rating_object
     from source
 
 ),
@@ -25,7 +25,7 @@ unnested as (
 
     select
         conversation_id,
-        unnest({{ parse_json_object_entries('rating_object') }}) as aspect_rating
+        {{ unnest_list(parse_json_object_entries('rating_object')) }} as aspect_rating
     from rated
 
 ),
@@ -43,7 +43,7 @@ renamed as (
 
         ----------  numerics
         -- 0..2
-        cast(aspect_rating.value ->> '$' as double) as rating_value
+        cast({{ json_text('aspect_rating.value') }} as double) as rating_value
 
     from unnested
 

@@ -10,14 +10,14 @@ renamed as (
 
     select
         ----------  ids
-        payload ->> '$.pid' as product_id,
+        {{ json_text('payload', '$.pid') }} as product_id,
 
         ----------  strings
         regexp_extract(source_path, '([a-z]+)-products\.jsonl$', 1) as domain,
-        payload ->> '$.title' as title,
-        payload ->> '$.description' as description,
-        payload ->> '$.category' as category,
-        payload ->> '$.thumbnail' as thumbnail_url,
+        {{ json_text('payload', '$.title') }} as title,
+        {{ json_text('payload', '$.description') }} as description,
+        {{ json_text('payload', '$.category') }} as category,
+        {{ json_text('payload', '$.thumbnail') }} as thumbnail_url,
         source_path,
 
         ----------  numerics

@@ -13,13 +13,13 @@ selection_lists as (
 
     select
         source_path,
-        payload ->> '$.iid' as impression_id,
-        payload ->> '$.uid' as user_id,
-        unnest([
-            {'selection_step': 1, 'product_ids': payload ->> '$.selected1[*]'},
-            {'selection_step': 2, 'product_ids': payload ->> '$.selected2[*]'},
-            {'selection_step': 3, 'product_ids': payload ->> '$.selected3[*]'}
-        ]) as selection
+        {{ json_text('payload', '$.iid') }} as impression_id,
+        {{ json_text('payload', '$.uid') }} as user_id,
+        {{ unnest_structs([
+            {'selection_step': '1', 'product_ids': json_text_list('payload', '$.selected1')},
+            {'selection_step': '2', 'product_ids': json_text_list('payload', '$.selected2')},
+            {'selection_step': '3', 'product_ids': json_text_list('payload', '$.selected3')},
+        ]) }} as selection
     from source
 
 ),
@@ -34,7 +34,9 @@ unnested as (
         selected.product_id,
         selected.selection_number
     from selection_lists
-    cross join unnest(selection_lists.selection.product_ids) with ordinality as selected (product_id, selection_number)
+    {{ unnest_join(
+        'selection_lists.selection.product_ids', 'selected', 'product_id', 'selection_number'
+    ) }}
 
 ),
 
