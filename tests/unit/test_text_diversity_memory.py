@@ -25,6 +25,8 @@ CAP = 700 * 2**20
 
 CHILD = r"""
 import importlib.util, json, resource, sys
+from csrwh.building.allocator import tune_for_build
+tune_for_build()  # the allocators as csrwh build sets them, before Arrow is imported
 import duckdb, numpy, pyarrow  # imported before the baseline
 db, model_path = sys.argv[1], sys.argv[2]
 def rss():
