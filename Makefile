@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export DO_NOT_TRACK := 1
 CSRWH_DATA_DIR ?= data/raw
 
-.PHONY: setup demo build fetch lint test test-fast browser-deps docs bench faults clean
+.PHONY: setup setup-spark java demo build fetch lint test test-fast browser-deps docs bench faults clean
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,6 +15,30 @@ $(STAMP): pyproject.toml requirements.lock
 	touch $(STAMP)
 
 setup: $(STAMP) ## create .venv with the pinned dependencies
+
+# The optional Spark engine (csrwh build --engine spark): dbt-spark[session] + pyspark (~630 MB in
+# the venv), pinned like the rest; Java 17 through `make java`. The default install stays light.
+SPARK_STAMP := $(VENV)/.spark-stamp
+$(SPARK_STAMP): $(STAMP) pyproject.toml requirements.lock
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e ".[dev,spark]"
+	touch $(SPARK_STAMP)
+
+setup-spark: $(SPARK_STAMP) java ## add the Spark engine (pyspark, dbt-spark; Java 17 if missing)
+
+# Debian's openjdk-17-jre-headless, only when no `java` is on PATH; installed with apt when root
+# or passwordless sudo is available (like browser-deps), otherwise one line says what to install.
+JAVA_PKG ?= openjdk-17-jre-headless
+JAVA_CMD ?= java
+java: ## install a Java runtime for Spark when `java` is missing
+	@command -v $(JAVA_CMD) >/dev/null 2>&1 && exit 0; \
+	if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	else echo "the Spark engine needs Java 17 (apt-get install -y $(JAVA_PKG)); not root and no passwordless sudo, so not installed"; exit 0; fi; \
+	if ! command -v $(APT_GET) >/dev/null 2>&1; then echo "the Spark engine needs Java 17; no apt-get here, install it yourself"; exit 0; fi; \
+	echo "installing for the Spark engine: $(JAVA_PKG)"; \
+	$$sudo env DEBIAN_FRONTEND=noninteractive $(APT_GET) update -qq && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq --no-install-recommends $(JAVA_PKG) >/dev/null \
+	|| echo "warning: could not install $(JAVA_PKG); the Spark tests will skip (or fail under CI=true)"
 
 demo: $(STAMP) ## generate the sample corpora and build warehouse/demo.duckdb
 	$(BIN)/csrwh sample --out data/sample
@@ -39,7 +63,7 @@ lint: $(STAMP) ## ruff (lint + format) on Python, sqlfluff (.sqlfluff) on models
 	$(BIN)/sqlfluff lint models macros --processes 2 --disable-progress-bar --nocolor
 	$(BIN)/python scripts/check_engine_syntax.py models
 
-test: $(STAMP) browser-deps lint ## lint, then the whole test suite (unit + integration on ../shared/corpora)
+test: $(STAMP) browser-deps setup-spark lint ## lint, then the whole test suite (unit + integration on ../shared/corpora)
 	$(BIN)/python -m pytest -n 2 -q
 
 # Debian's Chromium renders the statistics report and drives the dashboard's browser tests;

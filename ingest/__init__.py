@@ -35,7 +35,6 @@ from rich.table import Table
 
 from ingest import registry
 from ingest.errors import CsrwhError
-from ingest.run import Ingestor, _disk_full
 from ingest.spec import CorpusSpec
 from ingest.summary import CorpusStats, IngestSummary
 
@@ -63,6 +62,10 @@ def run_ingest(
     and closed here) or an open connection (left open). ``progress`` shows a rich progress
     bar over the files being loaded; the summary table always goes to stderr.
     """
+    # imported here: ingest.run pulls in pyarrow, and `import ingest` (e.g. for ingest.errors,
+    # which csrwh.config reads) must not, or csrwh build's allocator settings come too late
+    from ingest.run import Ingestor, _disk_full
+
     console = Console(stderr=True)
     scope = _select(corpora)
     data_dir = Path(data_dir).expanduser().resolve()

@@ -28,23 +28,11 @@
     {%- if lookup not in by_lookup -%}
         {{ exceptions.raise_compiler_error("corpus_lookup_union: unknown lookup '" ~ lookup ~ "' (scripts/corpora_seed.py SHARED_SEEDS)") }}
     {%- endif -%}
-    {%- set corpora = by_lookup[lookup] -%}
-    {%- for corpus in corpora %}
-    select
-        {%- for name, type in columns %}
-        cast({{ name }} as {{ type }}) as {{ name }}{{ "," if not loop.last }}
-        {%- endfor %}
-    from {{ ref(corpus ~ '__' ~ lookup) }}
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- else %}
-    select
-        {%- for name, type in columns %}
-        cast(null as {{ type }}) as {{ name }}{{ "," if not loop.last }}
-        {%- endfor %}
-    where false
-    {%- endfor %}
+    {%- set relations = [] -%}
+    {%- for corpus in by_lookup[lookup] -%}
+        {%- do relations.append(ref(corpus ~ '__' ~ lookup)) -%}
+    {%- endfor -%}
+    {{ union_cast(relations, columns) }}
 {%- endmacro %}
 
 {#-
@@ -58,12 +46,24 @@
     {%- if lookup not in by_lookup -%}
         {{ exceptions.raise_compiler_error("corpus_lookup_models_union: unknown lookup '" ~ lookup ~ "' (scripts/corpora_seed.py OWN_LOOKUPS)") }}
     {%- endif -%}
-    {%- for corpus in by_lookup[lookup] %}
+    {%- set relations = [] -%}
+    {%- for corpus in by_lookup[lookup] -%}
+        {%- do relations.append(ref('int_' ~ corpus ~ '__' ~ lookup)) -%}
+    {%- endfor -%}
+    {{ union_cast(relations, columns) }}
+{%- endmacro %}
+
+{#-
+    `union all` of `relations`, `columns` ([[name, type], ...]) selected and cast in order; no
+    relation: an empty relation with those columns (the body of both lookup unions above).
+-#}
+{% macro union_cast(relations, columns) -%}
+    {%- for relation in relations %}
     select
         {%- for name, type in columns %}
         cast({{ name }} as {{ type }}) as {{ name }}{{ "," if not loop.last }}
         {%- endfor %}
-    from {{ ref('int_' ~ corpus ~ '__' ~ lookup) }}
+    from {{ relation }}
     {%- if not loop.last %}
     union all
     {%- endif %}

@@ -78,103 +78,73 @@ Everything callers and tests use is importable from ``csrwh.building`` itself.
 
 from __future__ import annotations
 
-from csrwh.building.display import KEEP_DBT_LOGS, _Display, console, dbt_log_path
-from csrwh.building.fingerprint import _published_fingerprint, _record_build, project_fingerprint
-from csrwh.building.ingest_only import IngestResult, ingest_only
-from csrwh.building.job import _Build
-from csrwh.building.paths import (
-    _ensure_folder,
-    _remove_db,
-    _sql_str,
-    build_dir,
-    building_path,
-    dbt_path,
-    failed_path,
-    ingested_path,
-    state_dir,
-    temp_dir,
-    wal_path,
-)
-from csrwh.building.result import DEFAULT_MAX_SHRINK, EXIT_REFUSED, PHASES, BuildResult, Gate
-from csrwh.building.run import _drop_names, build
-from csrwh.building.selection import _carry_over, _saved_state, _Selection, _state_compat
-from csrwh.building.signals import (
-    PAUSE_AT_ENV,
-    PAUSE_FILE_ENV,
-    _disk_full,
-    _interrupted,
-    _pause,
-    _quiet_dbt_interrupt,
-    _SignalGuard,
-    pausing_after,
-)
-from csrwh.building.state import (
-    _digest_rows,
-    _ingest_files,
-    _inputs_digest,
-    _read_state,
-    _record_volumes,
-    _rows,
-    _State,
-    _Volume,
-    _volume_tables,
-    _volumes,
-    changed_raw_tables,
-)
-from csrwh.building.uptodate import why_not_up_to_date
+import importlib
 
-__all__ = [
-    "DEFAULT_MAX_SHRINK",
-    "EXIT_REFUSED",
-    "KEEP_DBT_LOGS",
-    "PAUSE_AT_ENV",
-    "PAUSE_FILE_ENV",
-    "PHASES",
-    "BuildResult",
-    "Gate",
-    "IngestResult",
-    # internals tests and benchmarks import
-    "_Build",
-    "_Display",
-    "_Selection",
-    "_SignalGuard",
-    "_State",
-    "_Volume",
-    "_carry_over",
-    "_digest_rows",
-    "_disk_full",
-    "_drop_names",
-    "_ensure_folder",
-    "_ingest_files",
-    "_inputs_digest",
-    "_interrupted",
-    "_pause",
-    "_published_fingerprint",
-    "_quiet_dbt_interrupt",
-    "_read_state",
-    "_record_build",
-    "_record_volumes",
-    "_remove_db",
-    "_rows",
-    "_saved_state",
-    "_sql_str",
-    "_state_compat",
-    "_volume_tables",
-    "_volumes",
-    "build",
-    "build_dir",
-    "building_path",
-    "changed_raw_tables",
-    "console",
-    "dbt_log_path",
-    "dbt_path",
-    "failed_path",
-    "ingest_only",
-    "ingested_path",
-    "pausing_after",
-    "project_fingerprint",
-    "state_dir",
-    "temp_dir",
-    "wal_path",
-    "why_not_up_to_date",
-]
+# name -> the submodule that defines it, imported on first use (PEP 562): importing
+# csrwh.building (e.g. for csrwh.building.allocator, which must run before Arrow is imported)
+# stays light, and `from csrwh.building import build` still works.
+_EXPORTS = {
+    "KEEP_DBT_LOGS": "display",
+    "_Display": "display",
+    "console": "display",
+    "dbt_log_path": "display",
+    "_published_fingerprint": "fingerprint",
+    "_record_build": "fingerprint",
+    "project_fingerprint": "fingerprint",
+    "IngestResult": "ingest_only",
+    "ingest_only": "ingest_only",
+    "_Build": "job",
+    "_ensure_folder": "paths",
+    "_remove_db": "paths",
+    "_sql_str": "paths",
+    "build_dir": "paths",
+    "building_path": "paths",
+    "dbt_path": "paths",
+    "failed_path": "paths",
+    "ingested_path": "paths",
+    "state_dir": "paths",
+    "temp_dir": "paths",
+    "wal_path": "paths",
+    "BuildResult": "result",
+    "DEFAULT_MAX_SHRINK": "result",
+    "EXIT_REFUSED": "result",
+    "Gate": "result",
+    "PHASES": "result",
+    "_drop_names": "run",
+    "build": "run",
+    "_Selection": "selection",
+    "_carry_over": "selection",
+    "_saved_state": "selection",
+    "_state_compat": "selection",
+    "PAUSE_AT_ENV": "signals",
+    "PAUSE_FILE_ENV": "signals",
+    "_SignalGuard": "signals",
+    "_disk_full": "signals",
+    "_interrupted": "signals",
+    "_pause": "signals",
+    "_quiet_dbt_interrupt": "signals",
+    "pausing_after": "signals",
+    "_State": "state",
+    "_Volume": "state",
+    "_digest_rows": "state",
+    "_ingest_files": "state",
+    "_inputs_digest": "state",
+    "_read_state": "state",
+    "_record_volumes": "state",
+    "_rows": "state",
+    "_volume_tables": "state",
+    "_volumes": "state",
+    "changed_raw_tables": "state",
+    "why_not_up_to_date": "uptodate",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

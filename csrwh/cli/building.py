@@ -136,6 +136,12 @@ def build(
         "-v",
         help="Show dbt's per-node lines as they run (always in the log the summary names).",
     ),
+    engine: str = typer.Option(
+        "duckdb",
+        "--engine",
+        help="duckdb (the warehouse file) or spark: the same models on a local Spark session, "
+        "every mart as Parquet in <warehouse>.spark/<mart>/ (pip install 'csrwh[spark]').",
+    ),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
@@ -145,6 +151,31 @@ def build(
     exits 75 if another build of the warehouse is running (see --wait); 130/143 on SIGINT/SIGTERM.
     """
     config.check_env()  # bad CSRWH_MEMORY_LIMIT/CSRWH_THREADS: one line, even when up to date
+    if engine not in ("duckdb", "spark"):
+        raise CsrwhError(
+            f"--engine {engine}: unknown engine", hint="use duckdb or spark", exit_code=2
+        )
+    if engine == "spark":
+        _build_spark(
+            corpora,
+            strict,
+            allow_rejects,
+            wait,
+            verbose,
+            data_dir,
+            warehouse,
+            refused=[
+                name
+                for name, on in (
+                    ("--full-refresh", full_refresh),
+                    ("--full", full),
+                    ("--drop-corpus", bool(drop_corpus)),
+                    ("--allow-shrink", allow_shrink),
+                )
+                if on
+            ],
+        )
+        return
     from csrwh.building.allocator import tune_for_build
 
     tune_for_build()  # before Arrow is imported or a thread started (csrwh/building/allocator.py)
@@ -179,6 +210,51 @@ def build(
     )
     console.print(
         f'Query it with: csrwh sql --warehouse {target} "select * from corpus_stats"',
+        markup=False,
+    )
+
+
+def _build_spark(
+    corpora: list[str] | None,
+    strict: bool,
+    allow_rejects: bool,
+    wait: bool,
+    verbose: bool,
+    data_dir: Path | None,
+    warehouse: Path | None,
+    refused: list[str],
+) -> None:
+    """`csrwh build --engine spark` (csrwh/building/spark.py)."""
+    if refused:
+        raise CsrwhError(
+            f"{', '.join(refused)} only appl{'ies' if len(refused) == 1 else 'y'} to the "
+            "DuckDB build (--engine duckdb)",
+            hint="a Spark build always builds every model from the data folder",
+            exit_code=2,
+        )
+    from csrwh.building.spark import spark_build
+
+    result = spark_build(
+        config.resolve_data_dir(data_dir),
+        config.resolve_warehouse(warehouse),
+        corpora=corpora or None,
+        strict=strict,
+        allow_rejects=allow_rejects,
+        wait=wait,
+        verbose=verbose,
+    )
+    console.print(
+        f"[green]Published[/green] {escape(str(result.out))}/<mart>/ (Parquet; Spark build "
+        f"{result.build_id}; {escape(result.summary())})",
+        soft_wrap=True,
+    )
+    for name, why in sorted(result.excluded.items()):
+        console.print(
+            f"  excluded on Spark: {name} (and what is built from it): {why}", markup=False
+        )
+    console.print(
+        f"Compare with the DuckDB build: python -m csrwh.building.spark_parity --warehouse "
+        f"{config.resolve_warehouse(warehouse)}",
         markup=False,
     )
 

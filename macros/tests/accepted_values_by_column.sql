@@ -14,7 +14,7 @@
     {% for column, accepted in values.items() %}
     select
         '{{ column }}' as column_name,
-        cast({{ column }} as varchar) as unexpected_value,
+        cast({{ column }} as {{ dbt.type_string() }}) as unexpected_value,
         count(*) as n_rows
     from checked
     where {{ column }} is not null

@@ -20,7 +20,7 @@ with
 observed as (
     select
         {%- for column in columns %}
-        cast({{ column }} as varchar) as value_{{ loop.index }},
+        cast({{ column }} as {{ dbt.type_string() }}) as value_{{ loop.index }},
         {%- endfor %}
         count(*) as n_rows
     from {{ model }}
@@ -31,7 +31,7 @@ observed as (
 known_values as (
     select distinct
         {%- for column in known_columns %}
-        cast({{ column }} as varchar) as value_{{ loop.index }}{{ ',' if not loop.last }}
+        cast({{ column }} as {{ dbt.type_string() }}) as value_{{ loop.index }}{{ ',' if not loop.last }}
         {%- endfor %}
     from {{ known }}
     {% if known_where %}where {{ known_where }}{% endif %}

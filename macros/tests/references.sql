@@ -18,7 +18,7 @@
     select
         '{{ columns | join(", ") }}' as column_name,
         '{{ reference.to }}' as parent,
-        concat_ws(' | ', {% for column in columns %}cast(child.{{ column }} as varchar){{ ", " if not loop.last }}{% endfor %}) as missing_key,
+        concat_ws(' | ', {% for column in columns %}cast(child.{{ column }} as {{ dbt.type_string() }}){{ ", " if not loop.last }}{% endfor %}) as missing_key,
         count(*) as n_rows
     from child
     where {% for column in columns %}child.{{ column }} is not null{{ " and " if not loop.last }}{% endfor %}

@@ -17,7 +17,7 @@
     {%- set columns = [key] if key is string else key %}
     select
         '{{ columns | join(", ") }}' as key_columns,
-        concat_ws(' | ', {% for column in columns %}cast({{ column }} as varchar){{ ", " if not loop.last }}{% endfor %}) as key_value,
+        concat_ws(' | ', {% for column in columns %}cast({{ column }} as {{ dbt.type_string() }}){{ ", " if not loop.last }}{% endfor %}) as key_value,
         count(*) as n_rows
     from checked
     {%- if key is string %}

@@ -63,3 +63,24 @@ def test_ci_run_ends_with_make_test() -> None:
     ]
     assert lines[-1] == "make test"
     assert any(line.startswith("export CI=") for line in lines)
+
+
+def test_java_installs_the_debian_jre_only_when_java_is_missing(tmp_path: Path) -> None:
+    """`make java` (part of `make setup-spark`, which `make test` -- what `.ci/run` runs -- needs)."""
+    log = tmp_path / "apt.log"
+    fake = tmp_path / "apt-get"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
+    fake.chmod(0o755)
+    result = make("java", "JAVA_CMD=sh", f"APT_GET={fake}")  # a `java` that is there
+    assert result.returncode == 0 and not log.exists()
+    result = make("java", "JAVA_CMD=csrwh-no-such-java", f"APT_GET={fake}")
+    assert result.returncode == 0, result.stderr
+    if os.geteuid() != 0 and not log.exists():  # no root, no passwordless sudo
+        assert "apt-get install -y openjdk-17-jre-headless" in result.stdout
+    else:
+        calls = log.read_text().splitlines()
+        assert calls[0].startswith("update") and "openjdk-17-jre-headless" in calls[1]
+    dry = make("-n", "test", "JAVA_CMD=sh")  # `make test` sets the Spark engine up first
+    assert dry.returncode == 0, dry.stderr
+    assert "openjdk-17-jre-headless" in dry.stdout and "pytest" in dry.stdout
+    assert dry.stdout.index("openjdk-17-jre-headless") < dry.stdout.index("pytest")

@@ -40,6 +40,9 @@ class UnsupportedGXVersion(CsrwhError):
 
 
 def gx_version() -> Version:
+    from csrwh.building.gx_import import import_gx_without_pyspark
+
+    import_gx_without_pyspark()  # the spark extra installs pyspark, which GX would import
     import great_expectations
 
     return Version(great_expectations.__version__)

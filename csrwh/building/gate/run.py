@@ -105,6 +105,10 @@ def validate(
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
     try:
         import duckdb_engine  # noqa: F401  (the SQLAlchemy dialect GX talks to DuckDB through)
+
+        from csrwh.building.gx_import import import_gx_without_pyspark
+
+        import_gx_without_pyspark()  # the spark extra installs pyspark, which GX would import
         import great_expectations as gx
         import sqlalchemy as sa
     except ImportError as exc:

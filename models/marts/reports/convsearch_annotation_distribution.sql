@@ -76,7 +76,8 @@ final as (
         cast(grid.grade as integer) as grade,
         cast(coalesce(counted.n_ratings, 0) as integer) as n_ratings,
         cast(grid.n_total as integer) as n_annotated,
-        100.0 * coalesce(counted.n_ratings, 0) / grid.n_total as percent_of_ratings
+        -- a double on every engine (Spark's 100.0 is a decimal)
+        cast(100 as double) * coalesce(counted.n_ratings, 0) / grid.n_total as percent_of_ratings
     from grid
     left join counted
         on grid.level = counted.level

@@ -17,7 +17,8 @@ final as (
         count(*) filter (where n_annotators >= 2) as n_turns_multi,
         avg(n_annotators) as mean_annotators,
         avg(agreement_share) filter (where n_annotators >= 2) as mean_agreement_share,
-        avg(case when is_unanimous then 1.0 else 0.0 end)
+        -- doubles on every engine (Spark's 1.0 is a decimal, and its avg one too)
+        avg(case when is_unanimous then cast(1 as double) else cast(0 as double) end)
             filter (where n_annotators >= 2) as unanimous_share
     from intent_consensus
     group by corpus, label_scheme

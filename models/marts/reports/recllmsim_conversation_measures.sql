@@ -50,8 +50,9 @@ turn_tokens as (
 conversation_tokens as (
     select
         conversation_id,
-        coalesce(sum(case when role = 'user' then n_tokens end), 0) as n_user_tokens,
-        coalesce(sum(case when role = 'system' then n_tokens end), 0) as n_assistant_tokens,
+        -- bigint on every engine (DuckDB's sum of integers is a hugeint, Spark's a bigint)
+        cast(coalesce(sum(case when role = 'user' then n_tokens end), 0) as bigint) as n_user_tokens,
+        cast(coalesce(sum(case when role = 'system' then n_tokens end), 0) as bigint) as n_assistant_tokens,
         -- the sums are used only when every turn has a count
         count(*) = count(n_tokens) as is_fully_tokenised
     from turn_tokens

@@ -1,0 +1,475 @@
+"""`csrwh build --engine spark`: the same dbt models on Apache Spark (issue 28).
+
+One process, one local SparkSession (dbt-spark's ``session`` method, profile target ``spark``):
+
+1. **ingest** -- the DuckDB ingest, unchanged (rules, rejects, provenance), into a scratch
+   DuckDB file in the build's folder; ``--strict`` and the first-build reject refusal apply
+   as in a DuckDB build (``--allow-rejects`` accepts them);
+2. **parquet** -- every table of schema ``raw`` written as Parquet, one folder per table
+   (:func:`export_raw_parquet`: the JSON payload as text, timestamps without zone);
+3. **dbt** -- ``dbt run-operation spark_register_raw`` registers those folders as the
+   ``raw`` tables the sources read (no hook in dbt_project.yml: the DuckDB builds run no
+   extra node), then ``dbt build`` (models and tests) on the ``spark`` target, in the same
+   SparkSession. Models that cannot run on Spark (``spark_exclusions.yml``, each with its reason) and
+   everything built from them are left out with ``--exclude <model>+``;
+4. **publish** -- only when every node passed: every mart (a model under ``models/marts``)
+   is moved from Spark's warehouse dir to ``<warehouse>.spark/<mart>/`` (Parquet; the old
+   folder set is replaced as a whole, so readers see one build's marts).
+
+The build writes nothing outside ``<warehouse>.spark`` and its own folder
+``<warehouse>.build/spark-<build id>/`` (Spark's warehouse dir, Derby metastore, scratch
+space, the raw Parquet), which is removed when it ends. It takes the warehouse's build lock,
+so it never runs beside a DuckDB build of the same warehouse; the DuckDB warehouse itself is
+never written.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from csrwh.building.spark_raw import export_raw_parquet, export_schema_parquet
+from csrwh.config import PROJECT_ROOT
+from csrwh.errors import CsrwhError
+
+INSTALL_HINT = "install with pip install 'csrwh[spark]' (make setup-spark) and Java 17"
+
+#: the one place that lists the models left out on Spark, each with its reason
+EXCLUSIONS_FILE = PROJECT_ROOT / "spark_exclusions.yml"
+
+
+_MARTS_DIR = "marts"
+
+
+_LOG4J = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
+
+def spark_dir(warehouse: Path) -> Path:
+    """Where the Spark build publishes its marts: ``<warehouse>.spark/`` (one folder per mart)."""
+    return warehouse.with_name(warehouse.name + ".spark")
+
+
+def project_marts(root: Path = PROJECT_ROOT) -> list[str]:
+    """The marts: every model file under ``models/marts`` (SQL and Python), by name."""
+    files = [*root.joinpath("models", "marts").rglob("*.sql")]
+    files += root.joinpath("models", "marts").rglob("*.py")
+    return sorted({path.stem for path in files})
+
+
+def check_spark_available() -> None:
+    """One line when pyspark, dbt-spark or Java is missing (before anything is written)."""
+    import importlib.util
+
+    for module, what in (("pyspark", "pyspark"), ("dbt.adapters.spark", "dbt-spark")):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:
+            found = False
+        if not found:
+            raise CsrwhError(
+                f"--engine spark needs {what}, which is not installed", hint=INSTALL_HINT
+            )
+    java_home = os.environ.get("JAVA_HOME")
+    java = shutil.which("java") or (
+        str(Path(java_home) / "bin" / "java")
+        if java_home and (Path(java_home) / "bin" / "java").exists()
+        else None
+    )
+    if java is None:
+        raise CsrwhError(
+            "--engine spark needs a Java runtime (java is not on PATH and JAVA_HOME is not set)",
+            hint="install Java 17 (Debian: apt-get install openjdk-17-jre-headless, or make java)",
+        )
+
+
+def exclusions(path: Path = EXCLUSIONS_FILE) -> dict[str, str]:
+    """``{dbt selector: reason}`` of what is left out on Spark (:data:`EXCLUSIONS_FILE`)."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    out = {}
+    for entry in data.get("excluded") or []:
+        out[str(entry["select"])] = " ".join(str(entry["reason"]).split())
+    return out
+
+
+def excluded_by(node: dict, selector: str) -> bool:
+    """Whether a manifest node is what an exclusion ``selector`` names (its name or path:)."""
+    if selector.startswith("path:"):
+        folder = selector.removeprefix("path:").rstrip("/") + "/"
+        return str(node.get("original_file_path", "")).startswith(folder)
+    return node.get("name") == selector
+
+
+@dataclass
+class SparkBuildResult:
+    build_id: str
+    out: Path
+    marts: list[str] = field(default_factory=list)
+    excluded: dict[str, str] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    node_summary: str = ""
+    records_rejected: int = 0
+    # dbt's execution time per node unique id (as DbtOutcome.timings)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        timing = ", ".join(f"{k} {v:.1f} s" for k, v in self.seconds.items())
+        return f"{len(self.marts)} marts, {len(self.excluded)} exclusion entries (spark_exclusions.yml); {self.node_summary}; {timing}"
+
+
+def run_dbt_spark(
+    args: list[str],
+    work: Path,
+    raw_dir: Path,
+    *,
+    quiet: bool = True,
+    log_file: Path | None = None,
+    on_event=None,
+):
+    """``dbt <args>`` in-process on the ``spark`` target, Spark's files under ``work``."""
+    from csrwh.building import dbt_runner
+
+    (work / "tmp").mkdir(parents=True, exist_ok=True)
+    # Spark's own log lines (warnings about deprecated settings, native libraries) go to
+    # the JVM's stderr; only its errors are shown (the profile points log4j2 at this file)
+    (work / "log4j2.properties").write_text(_LOG4J, encoding="utf-8")
+    os.environ["CSRWH_SPARK_DIR"] = str(work)
+    os.environ["CSRWH_SPARK_RAW_DIR"] = str(raw_dir)
+    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
+    # dbt's own artefacts (manifest, partial parse) apart from the DuckDB builds'
+    os.environ["CSRWH_DBT_TARGET_PATH"] = str(dbt_runner.dbt_target_path() / "spark")
+    import warnings
+
+    _quiet_pyspark_errors()
+    try:
+        # pyspark warns that it does not fully support pandas 3 (it is not used here)
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+        return dbt_runner.run_dbt(
+            [*args, "--target", "spark"],
+            work / "unused.duckdb",
+            quiet=quiet,
+            log_file=log_file,
+            on_event=on_event,
+            temp_dir=work / "tmp",
+        )
+    finally:
+        if saved is None:
+            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
+        else:
+            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
+
+
+def _quiet_pyspark_errors() -> None:
+    """pyspark logs every failed statement as JSON with the JVM's stack trace on stderr; dbt
+    reports the same failure in one line (and its log), so that logger is switched off."""
+    import logging
+
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:
+        return
+    logger = PySparkLogger.getLogger("SQLQueryContextLogger")
+    logger.disabled = True
+    logger.setLevel(logging.CRITICAL + 1)
+
+
+def mart_names(manifest: Path, built: set[str]) -> list[str]:
+    """The marts (models under ``models/marts``) among the ``built`` model unique ids."""
+    import json
+
+    nodes = json.loads(manifest.read_text(encoding="utf-8"))["nodes"]
+    out = []
+    for uid in sorted(built):
+        node = nodes.get(uid)
+        if node and node["resource_type"] == "model" and node["fqn"][1:2] == [_MARTS_DIR]:
+            out.append(node["alias"] or node["name"])
+    return sorted(out)
+
+
+def spark_build(
+    data_dir: Path,
+    warehouse: Path,
+    corpora: list[str] | None = None,
+    *,
+    strict: bool = False,
+    allow_rejects: bool = False,
+    wait: bool = False,
+    verbose: bool = False,
+    marts_from_duckdb: bool = False,
+) -> SparkBuildResult:
+    """`csrwh build --engine spark` (module doc).
+
+    ``marts_from_duckdb`` (``python -m csrwh.building.spark marts-from-duckdb``, for porting
+    the marts while the models below them are ported): no ingest; the raw, seed, staging and
+    intermediate tables of the published DuckDB warehouse are written as Parquet and
+    registered on Spark as they are, and only the marts (``models/marts``) and their tests
+    run on Spark; of the exclusions only those that are marts apply."""
+    from rich.markup import escape
+
+    from csrwh.building.display import _Display, console, dbt_log_path
+    from csrwh.building.lock import BuildLock
+    from csrwh.building.paths import _ensure_folder, build_dir, refuse_links
+
+    check_spark_available()
+    warehouse = Path(warehouse)
+    build_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
+    out = spark_dir(warehouse)
+    _ensure_folder(warehouse.parent)
+    refuse_links(warehouse, build_id)
+    for path in (out, build_dir(warehouse)):
+        if path.is_symlink():
+            raise CsrwhError(
+                f"{path} is a symbolic link; the Spark build does not write through links",
+                hint="remove the link or build elsewhere with --warehouse",
+            )
+    work = build_dir(warehouse) / f"spark-{build_id}"
+    result = SparkBuildResult(build_id=build_id, out=out, excluded=exclusions())
+    display = _Display(console, build_id, verbose)
+    lock = BuildLock(warehouse, build_id)
+    lock.acquire(
+        wait=wait,
+        on_wait=lambda holder: console.print(
+            f"waiting for {holder.describe() if holder else 'another build'} of {warehouse} to finish…"
+        ),
+    )
+    started = time.perf_counter()
+    try:
+        with display:
+            work.mkdir(parents=True)
+            if marts_from_duckdb:
+                _marts_from_duckdb(warehouse, work, result, display)
+                raw_dir = work / "upstream" / "raw"
+            else:
+                raw_dir = _ingest_to_parquet(
+                    data_dir, work, result, display, corpora, strict, allow_rejects
+                )
+
+            display.enter("dbt")
+            step = time.perf_counter()
+            log_file = dbt_log_path(build_id)
+            display.log_file = log_file
+            args = ["build"]
+            excluded = sorted(result.excluded)
+            if marts_from_duckdb:
+                args += ["--select", f"path:{_MARTS_PATH}"]
+                excluded = [name for name in excluded if name in set(project_marts())]
+            if excluded:
+                args += ["--exclude", *(f"{name}+" for name in excluded)]
+            # the raw Parquet folders as the raw tables, in this process's SparkSession
+            registered = run_dbt_spark(
+                ["run-operation", "spark_register_raw"],
+                work,
+                raw_dir,
+                quiet=not verbose,
+                log_file=log_file,
+            )
+            if not registered.success:
+                raise CsrwhError(
+                    f"Spark build {build_id}: registering the raw tables failed "
+                    f"({'; '.join(line.splitlines()[0] for line in (registered.failures or [])[:3])}); "
+                    f"{out} was left untouched",
+                    hint=f"see {log_file}",
+                )
+            outcome = run_dbt_spark(
+                args,
+                work,
+                raw_dir,
+                quiet=not verbose,
+                log_file=log_file,
+                on_event=display.dbt_event,
+            )
+            result.seconds["dbt"] = time.perf_counter() - step
+            result.node_summary = outcome.node_summary()
+            result.timings = dict(outcome.timings)
+            if not outcome.success:
+                for line in (outcome.failures or [])[:20]:
+                    console.print(f"  [red]✗[/red] {escape(line.splitlines()[0])}")
+                raise CsrwhError(
+                    f"Spark build {build_id} failed ({len(outcome.failures)} problem(s)); "
+                    f"{out} was left untouched",
+                    hint=f"dbt's per-node lines: {log_file}",
+                )
+
+            display.enter("publish")
+            from csrwh.building.dbt_runner import dbt_target_path
+
+            manifest = dbt_target_path() / "spark" / "manifest.json"
+            built = {uid for uid in outcome.timings if uid.startswith("model.")}
+            result.marts = mart_names(manifest, built)
+            _publish(work, out, result.marts, build_id)
+    finally:
+        _stop_spark()
+        shutil.rmtree(work, ignore_errors=True)
+        lock.release()
+    result.seconds["total"] = time.perf_counter() - started
+    return result
+
+
+def _ingest_to_parquet(
+    data_dir: Path,
+    work: Path,
+    result: SparkBuildResult,
+    display,
+    corpora: list[str] | None,
+    strict: bool,
+    allow_rejects: bool,
+) -> Path:
+    """The ingest into ``work/ingest.duckdb``, its refusals, and its raw tables as Parquet."""
+    from csrwh.building.result import EXIT_REFUSED
+
+    display.enter("ingest")
+    step = time.perf_counter()
+    from ingest import run_ingest
+
+    raw_db = work / "ingest.duckdb"
+    summary = run_ingest(Path(data_dir), raw_db, corpora=corpora)
+    result.records_rejected = summary.records_rejected
+    result.seconds["ingest"] = time.perf_counter() - step
+    if summary.rejected_outstanding and (strict or not allow_rejects):
+        why = "--strict is set" if strict else "a Spark build has no published build to compare"
+        raise CsrwhError(
+            f"{summary.rejected_outstanding} rejected record(s) and {why}; "
+            f"the Spark build {result.build_id} was not published",
+            hint="csrwh ingest shows them in raw.rejected_records; --allow-rejects "
+            "builds without them" + ("" if not strict else " (without --strict)"),
+            exit_code=EXIT_REFUSED,
+        )
+
+    display.enter("parquet")
+    step = time.perf_counter()
+    raw_dir = work / "raw"
+    export_raw_parquet(raw_db, raw_dir)
+    result.seconds["parquet"] = time.perf_counter() - step
+    return raw_dir
+
+
+#: the schemas ``marts_from_duckdb`` takes from the DuckDB warehouse as they are
+UPSTREAM_SCHEMAS = ("raw", "seeds", "staging", "intermediate")
+_MARTS_PATH = "models/marts"
+
+
+def _marts_from_duckdb(
+    warehouse: Path,
+    work: Path,
+    result: SparkBuildResult,
+    display,
+) -> None:
+    """The published DuckDB warehouse's upstream schemas as Parquet, for the marts on Spark."""
+    import json
+
+    if not warehouse.is_file():
+        raise CsrwhError(
+            f"no DuckDB warehouse at {warehouse} to take the marts' inputs from",
+            hint=f"build it first: csrwh build --warehouse {warehouse}",
+        )
+    display.enter("parquet")
+    step = time.perf_counter()
+    upstream = {}
+    for schema in UPSTREAM_SCHEMAS:
+        upstream[schema] = export_schema_parquet(warehouse, work / "upstream" / schema, schema)
+    os.environ["CSRWH_SPARK_UPSTREAM_DIR"] = str(work / "upstream")
+    os.environ["CSRWH_SPARK_UPSTREAM"] = json.dumps(
+        {schema: tables for schema, tables in upstream.items() if schema != "raw"}
+    )
+    result.seconds["parquet"] = time.perf_counter() - step
+
+
+def _publish(work: Path, out: Path, marts: list[str], build_id: str) -> None:
+    """Move each mart's Parquet folder into a new marts folder (in ``work``), then swap it in
+    for ``out`` (the old one goes back into ``work``, which the build removes)."""
+    import json
+
+    source = work / "spark-warehouse" / "main.db"
+    new = work / "publish"
+    new.mkdir()
+    for mart in marts:
+        folder = source / mart
+        if not folder.is_dir():
+            raise CsrwhError(
+                f"mart {mart} has no Parquet folder in Spark's warehouse ({folder})",
+                hint="the spark profile must keep spark.sql.warehouse.dir under CSRWH_SPARK_DIR",
+            )
+        os.replace(folder, new / mart)
+        for extra in (new / mart).iterdir():  # _SUCCESS and Hadoop's .crc checksums
+            if not extra.name.endswith(".parquet") or extra.name.startswith("."):
+                extra.unlink()
+    (new / ".csrwh-spark.json").write_text(
+        json.dumps({"build_id": build_id, "marts": marts}) + "\n", encoding="utf-8"
+    )
+    if out.exists():
+        os.replace(out, work / "replaced")
+    os.replace(new, out)
+
+
+def _stop_spark() -> None:
+    """Stop the SparkSession dbt-spark started (its JVM keeps files open under the work dir)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        return
+    session = SparkSession.getActiveSession()
+    if session is not None:
+        session.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m csrwh.building.spark export-raw|exclude-args``: the pieces a real cluster
+    needs (README, "When your data outgrows one machine")."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m csrwh.building.spark")
+    sub = parser.add_subparsers(dest="command", required=True)
+    export = sub.add_parser(
+        "export-raw", help="write the raw tables of a DuckDB warehouse as Parquet folders"
+    )
+    export.add_argument("--warehouse", type=Path, required=True)
+    export.add_argument("--out", type=Path, required=True, help="a new or empty folder")
+    sub.add_parser("exclude-args", help="print dbt's --exclude arguments of spark_exclusions.yml")
+    marts = sub.add_parser(
+        "marts-from-duckdb",
+        help="run only the marts on Spark, on the DuckDB warehouse's upstream tables (porting aid)",
+    )
+    marts.add_argument("--warehouse", type=Path, required=True)
+    marts.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    if args.command == "marts-from-duckdb":
+        try:
+            result = spark_build(
+                Path("."), args.warehouse, marts_from_duckdb=True, verbose=args.verbose
+            )
+        except CsrwhError as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
+            if exc.hint:
+                print(f"hint: {exc.hint}", file=sys.stderr)
+            return exc.exit_code
+        print(f"{len(result.marts)} marts as Parquet in {result.out}/ ({result.summary()})")
+        return 0
+    if args.command == "exclude-args":
+        print(" ".join(["--exclude", *(f"{name}+" for name in sorted(exclusions()))]))
+        return 0
+    if not args.warehouse.is_file():
+        print(f"error: no DuckDB warehouse at {args.warehouse}", file=sys.stderr)
+        return 2
+    if args.out.exists() and any(args.out.iterdir()):
+        print(f"error: {args.out} is not empty; give a new or empty folder", file=sys.stderr)
+        return 2
+    tables = export_raw_parquet(args.warehouse, args.out)
+    print(f"{len(tables)} raw tables written as Parquet under {args.out}/<table>/")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,42 @@
+{#-
+    `dbt run-operation spark_register_raw` (csrwh/building/spark.py, before `dbt build`): on a
+    Spark target, register the raw tables that
+    `csrwh build --engine spark` wrote as Parquet (one folder per table under
+    $CSRWH_SPARK_RAW_DIR, csrwh/building/spark.py) as the tables of database `raw` the sources
+    read. Every source of schema `raw` is declared once, in models/staging; nothing to do on
+    other targets (DuckDB reads the raw schema the ingest wrote).
+-#}
+{% macro spark_register_raw() %}
+    {%- if execute and target.type == 'spark' -%}
+        {%- set root = env_var('CSRWH_SPARK_RAW_DIR', '') -%}
+        {%- if root == '' -%}
+            {{ exceptions.raise_compiler_error(
+                "CSRWH_SPARK_RAW_DIR is not set: run the Spark target through csrwh build --engine spark"
+            ) }}
+        {%- endif -%}
+        {%- do run_query('create database if not exists raw') -%}
+        {%- set seen = [] -%}
+        {%- for source in graph.sources.values() if source.schema == 'raw' -%}
+            {%- if source.identifier not in seen -%}
+                {%- do seen.append(source.identifier) -%}
+                {%- do run_query('drop table if exists raw.' ~ source.identifier) -%}
+                {%- do run_query(
+                    'create table raw.' ~ source.identifier ~ ' using parquet location '
+                    ~ "'" ~ root ~ '/' ~ source.identifier ~ "'"
+                ) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {#- marts-from-duckdb (csrwh/building/spark.py): a DuckDB warehouse's seed, staging and
+            intermediate tables as Parquet, under $CSRWH_SPARK_UPSTREAM_DIR/<schema>/<table> -#}
+        {%- set upstream = fromjson(env_var('CSRWH_SPARK_UPSTREAM', '{}')) -%}
+        {%- for schema, tables in upstream.items() -%}
+            {%- do run_query('create database if not exists ' ~ schema) -%}
+            {%- for table in tables -%}
+                {%- do run_query(
+                    'create table ' ~ schema ~ '.' ~ table ~ ' using parquet location '
+                    ~ "'" ~ env_var('CSRWH_SPARK_UPSTREAM_DIR') ~ '/' ~ schema ~ '/' ~ table ~ "'"
+                ) -%}
+            {%- endfor -%}
+        {%- endfor -%}
+    {%- endif -%}
+{% endmacro %}
