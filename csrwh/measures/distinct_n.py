@@ -179,7 +179,8 @@ def corpus_rows(con, utterances, corpus: str, rows: dict[str, list], batch_rows:
     source_record_index``; text not NULL). The work tables live in a DuckDB file of their
     own in DuckDB's temp directory, attached for the call and deleted after it: checkpointed
     there, DuckDB evicts their blocks under its memory limit (data not yet checkpointed is
-    held in memory), and the warehouse's own file is not written."""
+    held in memory), and the warehouse's own file is not written. (The model calls it through
+    :func:`csrwh.measures.diversity.corpus_rows`, which computes small corpora in memory.)"""
     tag = f"_td_{uuid.uuid4().hex[:12]}"
     src = f"{tag}_src"
     with tempfile.TemporaryDirectory(prefix="text_diversity-", dir=_work_folder(con)) as folder:

@@ -18,6 +18,7 @@ import pytest
 
 from csrwh.config import PROJECT_ROOT
 from csrwh.measures import distinct_n as dn
+from csrwh.measures import diversity, in_memory
 from csrwh.measures.shuffles import LazySample, mean
 
 WORDS = ["The", "film.", "e.g.", "ΣΟΦΟΣ", "ΟΔΟΣ", "İstanbul", "ǅemal", "...", "a.b", "x", "你好"]
@@ -204,14 +205,17 @@ class _Dbt:
         return self._con.table(name)
 
 
+@pytest.mark.parametrize("engine", ["bounded", "in_memory"])
 @pytest.mark.parametrize("max_words, batch_rows", [(400, 50), (7012, 8192)])
 def test_model_is_the_definition(
-    monkeypatch: pytest.MonkeyPatch, max_words: int, batch_rows: int
+    monkeypatch: pytest.MonkeyPatch, max_words: int, batch_rows: int, engine: str
 ) -> None:
     model = _load_model()
     con, in_order = _warehouse(_lines(2400, max_words), max_words)
     monkeypatch.setattr(dn, "MAX_WORDS", max_words)
     monkeypatch.setattr(dn, "BATCH_ROWS", batch_rows)
+    # every corpus in the bounded engine, or every one in memory
+    monkeypatch.setattr(diversity, "IN_MEMORY_BYTES", -1 if engine == "bounded" else 2**40)
     got = model.model(_Dbt(con), con).to_pylist()
     expected = _reference(in_order, max_words)
     assert len(got) == len(expected) > 0
@@ -232,3 +236,62 @@ def test_duplicate_utterance_keys_are_an_error() -> None:
     )
     with pytest.raises(ValueError, match="utterances but .* distinct"):
         model.model(_Dbt(con), con)
+
+
+def _rows_with(monkeypatch, con, in_memory_bytes: int) -> list[dict]:
+    monkeypatch.setattr(diversity, "IN_MEMORY_BYTES", in_memory_bytes)
+    return _load_model().model(_Dbt(con), con).to_pylist()
+
+
+@pytest.mark.parametrize("max_words", [400, 7012])
+def test_in_memory_and_bounded_engines_give_the_same_rows(
+    monkeypatch: pytest.MonkeyPatch, max_words: int
+) -> None:
+    """The same data through both engines, and through both at once (the smaller corpus in
+    memory, the larger bounded): the same rows, in the same order."""
+    con, _ = _warehouse(_lines(3000, max_words + 1), max_words + 1)
+    monkeypatch.setattr(dn, "MAX_WORDS", max_words)
+    monkeypatch.setattr(dn, "BATCH_ROWS", 64)
+    sizes = dict(
+        con.execute(
+            "select c.corpus, sum(strlen(t.text)) from int_turns_unioned t join conversations c "
+            "using (conversation_id) where t.text is not null and not coalesce(t.is_image, false) "
+            "group by all"
+        ).fetchall()
+    )
+    assert sizes["cosrec"] < sizes["crsarena"]
+    bounded = _rows_with(monkeypatch, con, -1)
+    assert bounded == _rows_with(monkeypatch, con, 2**40)
+    assert bounded == _rows_with(monkeypatch, con, sizes["cosrec"])  # one corpus each way
+    assert {row["is_truncated"] for row in bounded} == {True, False}
+
+
+def test_small_corpora_take_the_in_memory_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A corpus of at most IN_MEMORY_BYTES of text never reaches the bounded engine (its work
+    databases and SQL passes cost the real corpora twice the CPU: issue 26); a larger one
+    does."""
+    con, _ = _warehouse(_lines(600, 3), 3)
+    calls: list[str] = []
+    real_bounded, real_in_memory = dn._corpus_rows, in_memory.corpus_rows
+
+    def bounded(con, corpus, *args):
+        calls.append(f"bounded {corpus}")
+        return real_bounded(con, corpus, *args)
+
+    def in_mem(utterances, corpus, rows):
+        calls.append(f"in_memory {corpus}")
+        return real_in_memory(utterances, corpus, rows)
+
+    monkeypatch.setattr(dn, "_corpus_rows", bounded)
+    monkeypatch.setattr(in_memory, "corpus_rows", in_mem)  # as diversity calls it
+    _load_model().model(_Dbt(con), con)
+    assert calls == ["in_memory cosrec", "in_memory crsarena"]
+    calls.clear()
+    small = con.execute(
+        "select sum(strlen(t.text)) from int_turns_unioned t join conversations c "
+        "using (conversation_id) where c.corpus = 'cosrec' and t.text is not null "
+        "and not coalesce(t.is_image, false)"
+    ).fetchall()[0][0]
+    monkeypatch.setattr(diversity, "IN_MEMORY_BYTES", small)
+    _load_model().model(_Dbt(con), con)
+    assert calls == ["in_memory cosrec", "bounded crsarena"]

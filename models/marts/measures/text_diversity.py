@@ -29,16 +29,19 @@ calls it (n = 2, tokenizer ``split``, lower-casing on):
 When a scope has no more than 7,012 words nothing is truncated and every shuffle gives the
 same value (the figure is then not length-normalised: ``is_truncated`` is false).
 
-The figures are computed by ``csrwh.measures.distinct_n`` (set-based work in DuckDB, texts
-streamed in batches: memory does not grow with a corpus's length) and the seeded shuffles by
-``csrwh.measures.shuffles``. Per-corpus partitions (``csrwh.building.partitions``): a corpus whose
+The figures are computed (``csrwh.measures.diversity`` chooses) for a corpus of at most
+``IN_MEMORY_BYTES`` of text (64 MiB) in memory (``csrwh.measures.in_memory``: token ids in
+numpy, the faster on small corpora), a larger one by ``csrwh.measures.distinct_n``'s set-based work in DuckDB, texts streamed
+in batches (memory does not grow with a corpus's length), the same rows either way; the seeded
+shuffles by ``csrwh.measures.shuffles``. Per-corpus partitions (``csrwh.building.partitions``): a corpus whose
 inputs and code are unchanged is carried over from the previous table.
 """
 
 from __future__ import annotations
 
 from csrwh.building.partitions import code_version, corpus_digests, partitions, sql_list
-from csrwh.measures.distinct_n import SCHEMA, corpus_rows
+from csrwh.measures.distinct_n import SCHEMA
+from csrwh.measures.diversity import corpus_rows
 
 #: The inputs of a corpus's rows: a corpus whose rows of these columns are unchanged keeps
 #: its rows (``csrwh.building.partitions``).
@@ -73,6 +76,8 @@ def model(dbt, session):
         __file__,
         modules=[
             "csrwh.measures.distinct_n",
+            "csrwh.measures.diversity",
+            "csrwh.measures.in_memory",
             "csrwh.measures.shuffles",
             "csrwh.measures.tokens",
             "csrwh.measures.truncated",
