@@ -57,7 +57,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import resource
 import shutil
 import stat
@@ -74,13 +73,6 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchm
 sys.path.insert(0, str(ROOT))
 DEFAULT_REAL = Path(os.environ.get("CSRWH_SHARED_CORPORA") or ROOT.parent / "shared" / "corpora")
 DEFAULT_CHANGE = "cosrec/dataset/crowd/keywords.jsonl"
-
-# statements of the gate that are GX/SQLAlchemy catalogue reflection, not checks of the data
-_REFLECTION = re.compile(
-    r"information_schema|duckdb_\w+\(|pg_catalog|current_schema|^\s*select\s+1\s*$"
-    r"|^\s*(pragma|show|describe|set|begin|commit|rollback)\b",
-    re.IGNORECASE,
-)
 
 
 def _peak_rss_mb() -> float:
@@ -281,122 +273,18 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
     return out
 
 
-def _topological(nodes: dict[str, dict]) -> list[str]:
-    """Node ids in an order where every node comes after the nodes it depends on."""
-    order: list[str] = []
-    state: dict[str, int] = {}
-
-    def visit(uid: str) -> None:
-        if state.get(uid) == 2:
-            return
-        if state.get(uid) == 1:
-            raise RuntimeError(f"dependency cycle at {uid}")
-        state[uid] = 1
-        for dep in nodes[uid].get("depends_on", {}).get("nodes", []):
-            if dep in nodes:
-                visit(dep)
-        state[uid] = 2
-        order.append(uid)
-
-    for uid in sorted(nodes):
-        visit(uid)
-    return order
-
-
-def child_floor(data_dir: str, warehouse: str, target: str, capture: str) -> dict:
+def _sibling(name: str):
+    """``benchmarks/<name>.py`` (loaded by path: run as a script, benchmarks/ is not on
+    sys.path, and custom_scale.py loads this file the same way)."""
     import importlib.util
 
-    import duckdb
-
-    # benchmarks/ingest.py's floor (loaded by path: the name `ingest` is the project's package)
     spec = importlib.util.spec_from_file_location(
-        "ingest_benchmark", ROOT / "benchmarks" / "ingest.py"
+        f"{name}_benchmark", ROOT / "benchmarks" / f"{name}.py"
     )
-    ingest_benchmark = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ingest_benchmark)
-    out: dict = {"ingest": ingest_benchmark.child_floor(data_dir)["seconds"]}
-
-    manifest = json.loads(Path(target, "manifest.json").read_text())
-    run_results = json.loads(Path(target, "run_results.json").read_text())
-    executed = {r["unique_id"]: r for r in run_results["results"]}
-    nodes = {
-        uid: n
-        for uid, n in manifest["nodes"].items()
-        if uid in executed and n["resource_type"] in ("model", "seed")
-    }
-    tests = [
-        n
-        for uid, n in manifest["nodes"].items()
-        if uid in executed and n["resource_type"] == "test"
-    ]
-
-    con = duckdb.connect(warehouse)
-    seconds = {"seeds": 0.0, "models_sql": 0.0, "models_python": 0.0, "tests": 0.0}
-    counts = {"seeds": 0, "models_sql": 0, "models_python": 0, "tests": 0}
-    slowest: list[tuple[float, str]] = []
-    for uid in _topological(nodes):
-        node = nodes[uid]
-        relation = node["relation_name"]
-        if node["resource_type"] == "seed":
-            csv = ROOT / node["original_file_path"]
-            sql = f"create or replace table {relation} as select * from read_csv(?)"
-            t = time.perf_counter()
-            con.execute(sql, [str(csv)])
-            seconds["seeds"] += time.perf_counter() - t
-            counts["seeds"] += 1
-            continue
-        if node.get("language") == "python":
-            # the model's own compiled code, called as dbt-duckdb calls it, result kept as a table
-            namespace: dict = {
-                "__name__": f"floor_{node['name']}",
-                "__file__": str(ROOT / node["original_file_path"]),  # its code version
-            }
-            t = time.perf_counter()
-            exec(compile(node["compiled_code"], node["original_file_path"], "exec"), namespace)  # noqa: S102
-            frame = namespace["model"](namespace["dbtObj"](con.table), con)  # noqa: F841 -- read by the SQL below
-            con.execute(f"create or replace table {relation} as select * from frame")
-            took = time.perf_counter() - t
-            seconds["models_python"] += took
-            slowest.append((took, node["name"]))
-            counts["models_python"] += 1
-            continue
-        kind = "view" if node["config"]["materialized"] == "view" else "table"
-        sql = f"create or replace {kind} {relation} as (\n{node['compiled_code']}\n)"
-        t = time.perf_counter()
-        con.execute(sql)
-        seconds["models_sql"] += time.perf_counter() - t
-        slowest.append((time.perf_counter() - t, node["name"]))
-        counts["models_sql"] += 1
-    for node in tests:
-        t = time.perf_counter()
-        con.execute(f"select count(*) from (\n{node['compiled_code']}\n) as floor_test").fetchone()
-        seconds["tests"] += time.perf_counter() - t
-        counts["tests"] += 1
-    out["dbt"] = sum(seconds.values())
-    # the SQL-only floor: the dbt floor without its Python models (seeds, SQL models, tests)
-    out["sql"] = seconds["seeds"] + seconds["models_sql"] + seconds["tests"]
-    out["python_models"] = {name: sec for sec, name in slowest if name in PYTHON_MODELS}
-    out["dbt_parts"] = seconds
-    out["dbt_counts"] = counts
-    out["slowest_models"] = sorted(slowest, reverse=True)[:8]
-
-    statements = json.loads(Path(capture).read_text()) if capture else []
-    replayed = 0
-    t = time.perf_counter()
-    for statement, params in statements:
-        if _REFLECTION.search(statement):
-            continue
-        try:
-            cursor = con.execute(statement, params) if params else con.execute(statement)
-            cursor.fetchall()
-        except duckdb.Error:
-            continue  # statements that only make sense in GX's session (temp tables...)
-        replayed += 1
-    out["gate"] = time.perf_counter() - t
-    out["gate_statements"] = {"captured": len(statements), "replayed": replayed}
-    con.close()
-    out["peak_rss_mb"] = _peak_rss_mb()
-    return out
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def _run_child(name: str, *args: str, env: dict | None = None) -> dict:
@@ -466,115 +354,6 @@ def bench(
     return {"cold": cold, "warm": warm, "changed": changed, "floor": floor}
 
 
-def report(data: Path, r: dict) -> None:
-    cold, warm, changed, floor = r["cold"], r["warm"], r["changed"], r["floor"]
-    steps = cold["steps"]
-    rows = [
-        ("ingest", steps.get("ingest", 0.0), floor["ingest"]),
-        ("dbt", steps.get("dbt", 0.0), floor["dbt"]),
-        ("gate", steps.get("gate", 0.0), floor["gate"]),
-    ]
-    total_floor = sum(f for _, _, f in rows)
-    print(f"corpora {data}; load average {os.getloadavg()[0]:.1f}")
-    print(f"{'phase':<10}{'build s':>9}{'floor s':>9}{'build/floor':>13}")
-    for phase, built, fl in rows:
-        print(f"{phase:<10}{built:9.1f}{fl:9.1f}{built / fl if fl else float('nan'):13.1f}")
-    print(
-        f"{'cold wall':<10}{cold['wall']:9.1f}{total_floor:9.1f}{cold['wall'] / total_floor:13.1f}"
-        "   (build: whole process, imports and publish included)"
-    )
-    print(
-        f"cold build against the SQL-only floor (seeds, SQL models and tests; no Python models, "
-        f"no ingest, no gate) {floor['sql']:.1f} s: {cold['wall'] / floor['sql']:.1f}x; "
-        f"against today's floor (ingest, seeds, SQL and Python models, tests, gate) "
-        f"{total_floor:.1f} s: {cold['wall'] / total_floor:.1f}x"
-    )
-    print(
-        "Python models, cold build (dbt node s) / floor s: "
-        + ", ".join(
-            f"{name} {cold['python_models'].get(name, float('nan')):.1f} / "
-            f"{floor['python_models'].get(name, float('nan')):.1f}"
-            for name in PYTHON_MODELS
-        )
-    )
-    parts, counts = floor["dbt_parts"], floor["dbt_counts"]
-    print("dbt floor: " + ", ".join(f"{k} {parts[k]:.1f} s ({counts[k]})" for k in parts))
-    print(
-        f"dbt build: {cold['dbt_nodes']} nodes, run elapsed {cold['dbt_run_elapsed']:.1f} s, "
-        f"parse+setup {cold['dbt_seconds'] - cold['dbt_run_elapsed']:.1f} s"
-    )
-    g = floor["gate_statements"]
-    print(
-        f"gate floor: {g['replayed']} of {g['captured']} captured statements replayed (the rest: reflection)"
-    )
-    print(
-        "slowest models in the floor: "
-        + ", ".join(f"{name} {sec:.1f} s" for sec, name in floor["slowest_models"])
-    )
-    print(
-        f"peak RSS: cold build {cold['peak_rss_mb']:.0f} MB"
-        + (f", one-file rebuild {changed['peak_rss_mb']:.0f} MB" if changed else "")
-        + f", floor {floor['peak_rss_mb']:.0f} MB"
-    )
-    if cold.get("rss_top_nodes"):
-        print(
-            "cold build RSS by dbt node (MB, with whatever ran beside it): "
-            + ", ".join(f"{name} {mb:.0f}" for mb, name in cold["rss_top_nodes"])
-            + f"; gate {cold['rss_gate_mb'] or float('nan'):.0f}"
-        )
-    if cold.get("rss_phases_mb"):
-        print(
-            "cold build RSS by phase (MB, process and children): "
-            + ", ".join(
-                f"{k} {v:.0f} (build process alone {cold['rss_own_phases_mb'][k][0]:.0f}-"
-                f"{cold['rss_own_phases_mb'][k][1]:.0f})"
-                for k, v in cold["rss_phases_mb"].items()
-            )
-            + f"; outside {' and '.join(PYTHON_MART_PEAKS)} "
-            + f"{cold['rss_outside_python_marts_mb']:.0f}"
-        )
-    print(
-        f"dbt parse: cold {cold['dbt_parse_seconds'] or float('nan'):.1f} s "
-        f"(full: {cold['dbt_full_parse_reason']})"
-    )
-    if warm is None or changed is None:
-        return
-    print(f"no-change rebuild: {warm['wall']:.1f} s wall (up to date: {warm['up_to_date']})")
-    print(
-        f"one-file change rebuild ({changed['file']}): {changed['wall']:.1f} s wall = "
-        f"{changed['wall'] / cold['wall']:.0%} of the cold build; {changed['dbt_nodes_run']} of "
-        f"{cold['dbt_nodes']} dbt nodes; steps "
-        + ", ".join(f"{k} {v:.1f}" for k, v in changed["steps"].items())
-    )
-    print("  " + " | ".join(changed["notes"]))
-    print(
-        "  Python models run (dbt node s): "
-        + (", ".join(f"{k} {v:.1f}" for k, v in sorted(changed["python_models"].items())) or "none")
-    )
-    print(
-        f"dbt parse, rebuild: {changed['dbt_parse_seconds'] or float('nan'):.1f} s "
-        f"({'full: ' + changed['dbt_full_parse_reason'] if changed['dbt_full_parse_reason'] else 'partial'})"
-    )
-
-
-def _floor_total(r: dict) -> float:
-    return r["floor"]["ingest"] + r["floor"]["dbt"] + r["floor"]["gate"]
-
-
-def report_growth(scales: list[int], results: list[dict]) -> None:
-    """Cold build, floor and peak RSS of each scale against the scale before it."""
-    for (small, a), (big, b) in zip(
-        zip(scales, results, strict=True), list(zip(scales, results, strict=True))[1:]
-    ):
-        print(
-            f"x{big} / x{small} (data x{big / small:.1f}): cold build wall "
-            f"{b['cold']['wall']:.1f} / {a['cold']['wall']:.1f} s = "
-            f"{b['cold']['wall'] / a['cold']['wall']:.2f}; floor {_floor_total(b):.1f} / "
-            f"{_floor_total(a):.1f} s = {_floor_total(b) / _floor_total(a):.2f}; peak RSS "
-            f"{b['cold']['peak_rss_mb']:.0f} / {a['cold']['peak_rss_mb']:.0f} MB"
-        )
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--child":
@@ -582,7 +361,9 @@ def main(argv: list[str] | None = None) -> int:
         from csrwh.building.allocator import tune_for_build
 
         tune_for_build()  # as `csrwh build` does, in the build and in its floor alike
-        result = child_build(*args) if name == "build" else child_floor(*args)
+        result = (
+            child_build(*args) if name == "build" else _sibling("build_floor").child_floor(*args)
+        )
         print(json.dumps(result))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -636,11 +417,11 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 result["scale"] = scale
                 print(f"run {attempt + 1}" + (f", sample x{scale}" if scale else ""), flush=True)
-                report(data, result)
+                _sibling("build_report").report(data, result)
                 per_scale.append(result)
                 results.append(result)
         if len(scales) > 1:
-            report_growth(scales, per_scale)
+            _sibling("build_report").report_growth(scales, per_scale)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

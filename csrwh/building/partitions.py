@@ -28,14 +28,17 @@ import importlib.metadata
 import importlib.util
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
+    "Partitions",
     "code_version",
     "corpus_digests",
+    "partitions",
     "previous_digests",
     "previous_table_has",
     "save_digests",
+    "sql_list",
 ]
 
 #: dbt appends its own code to a Python model's source after this line (compiled code).
@@ -140,3 +143,44 @@ def save_digests(session, dbt, version: str, digests: Mapping[str, str]) -> None
             f"insert into {table} values (?, ?, ?)",
             [(corpus, digest, version) for corpus, digest in sorted(digests.items())],
         )
+
+
+def sql_list(values: Iterable[str]) -> str:
+    """A SQL list literal of strings (typed, so an empty one is too)."""
+    return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + "]::varchar[]"
+
+
+class Partitions(NamedTuple):
+    """A corpus-partitioned model's plan (:func:`partitions`)."""
+
+    version: str
+    digests: dict[str, str]
+    carried: list[str]  # corpora whose previous rows are kept
+    todo: list[str]  # corpora computed again
+
+    def finish(self, session, dbt, computed, schema):
+        """The model's table: the carried corpora's previous rows (``schema``'s columns) and
+        the ``computed`` ones (a ``pyarrow.Table``); the digests are saved for the next build."""
+        import pyarrow as pa
+
+        parts = [computed]
+        if self.carried:
+            kept = (
+                session.sql(f"select * from {dbt.this}")
+                .filter(f"list_contains({sql_list(self.carried)}, corpus)")
+                .to_arrow_table()
+                .select(schema.names)
+                .cast(schema)
+            )
+            parts.insert(0, kept)
+        save_digests(session, dbt, self.version, self.digests)
+        return pa.concat_tables(parts)
+
+
+def partitions(session, dbt, version: str, digests: Mapping[str, str]) -> Partitions:
+    """Which corpora a partitioned model carries over (its digest and ``version`` unchanged
+    since the previous build) and which it computes."""
+    previous = previous_digests(session, dbt, version)
+    carried = sorted(c for c, digest in digests.items() if previous.get(c) == digest)
+    todo = sorted(set(digests) - set(carried))
+    return Partitions(version, dict(digests), carried, todo)

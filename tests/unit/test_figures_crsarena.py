@@ -5,15 +5,15 @@ report section writing the same tables whatever the data."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import random
-import sys
 
 import duckdb
 import polars as pl
 import pytest
 
 from csrwh.config import PROJECT_ROOT
+from csrwh.measures import distinct_n
+from csrwh.measures.shuffles import LazySample
 from csrwh.reading import report
 from csrwh.reading.figures import COLUMNS, metrics, parse_args
 from csrwh.reading.figures.render import corpus_renderer
@@ -22,15 +22,7 @@ MODEL = PROJECT_ROOT / "models" / "marts" / "measures" / "text_diversity.py"
 PUBLISHED = PROJECT_ROOT / "notebooks" / "published_figures" / "crsarena.csv"
 
 
-def _load_model():
-    spec = importlib.util.spec_from_file_location("text_diversity_model", MODEL)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-td = _load_model()
+td = distinct_n  # the engine of the model (_load_model: the model itself)
 
 
 # --------------------------------------------------------------------------- the definition, literally
@@ -137,7 +129,7 @@ def test_lazy_sample_makes_the_draws_of_random_sample(n: int) -> None:
     ours, theirs = random.Random(42), random.Random(42)
     for _ in range(3):  # consecutive shuffles from one generator, as the analysis draws them
         expected = theirs.sample(list(range(n)), n)
-        lazy = td.LazySample(ours, n)
+        lazy = LazySample(ours, n)
         prefix = [next(lazy) for _ in range(min(n, 40))]
         lazy.finish()
         assert prefix == expected[: len(prefix)]
@@ -145,7 +137,7 @@ def test_lazy_sample_makes_the_draws_of_random_sample(n: int) -> None:
 
 
 def test_lazy_sample_runs_to_the_end() -> None:
-    assert sorted(td.LazySample(random.Random(1), 50)) == list(range(50))
+    assert sorted(LazySample(random.Random(1), 50)) == list(range(50))
 
 
 @pytest.mark.parametrize("count, seed", [(1500, 1), (2600, 2), (300, 3)])

@@ -1,7 +1,7 @@
 """The Python marts' memory-bounded paths give the figures of the former whole-data paths.
 
-* ``text_diversity``: texts streamed from DuckDB unsorted (placed by their keys), tokenised
-  chunk by chunk, the truncated utterance's words taken from the plain encoding;
+* ``text_diversity``: ``tests/unit/test_text_diversity_engine.py`` (figures) and
+  ``tests/unit/test_text_diversity_memory.py`` (memory);
 * ``csrwh.measures.stats`` bootstraps: resample weights a block at a time;
 * ``annotator_agreement``: the rows that cannot count are left out in DuckDB.
 """
@@ -30,7 +30,6 @@ def _load(relative: str, name: str):
     return module
 
 
-td = _load("models/marts/measures/text_diversity.py", "text_diversity_memory_model")
 aa = _load("models/marts/reports/annotator_agreement.py", "annotator_agreement_memory_model")
 
 
@@ -61,113 +60,6 @@ class _Dbt:
 
     def ref(self, name: str):
         return self._con.table(name)
-
-
-# --------------------------------------------------------------------------- text_diversity
-
-WORDS = ["The", "film.", "e.g.", "ΣΟΦΟΣ", "ΟΔΟΣ", "İstanbul", "ǅemal", "...", "a.b", "x", "你好"]
-SEPARATORS = [" ", "  ", "\n", "\t", "\u00a0", " \n ", ".", "\u3000"]
-
-
-def _lines(count: int, seed: int) -> list[str]:
-    rng = random.Random(seed)
-    return [
-        "".join(
-            rng.choice(WORDS) + rng.choice(SEPARATORS) for _ in range(rng.randint(1, 14))
-        ).strip(" ")
-        for _ in range(count)
-    ]
-
-
-@pytest.mark.parametrize("max_words", [30, 400])
-def test_truncated_utterance_from_the_plain_encoding_is_the_text_cut(max_words: int) -> None:
-    lines = _lines(1500, max_words)
-    lowered = [line.lower() for line in lines]
-    dataset, plain = td._Encoded(lowered, "dataset"), td._Encoded(lowered, "plain")
-    words = plain.uni_len
-    members = list(range(len(lines)))
-    from_texts = td.truncated_distinct(members, words, lines, dataset, max_words=max_words)
-    from_plain = td.truncated_distinct(members, words, plain, dataset, max_words=max_words)
-    assert from_plain == from_texts
-    for i in (0, 5, 77):  # the words themselves: lower-cased, otherwise the text's
-        assert plain.first_words(i, 3) == " ".join(lines[i].split()[:3]).lower()
-
-
-def test_chunked_tokenisation_is_the_whole_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    lines = _lines(3000, 1)
-    lowered = [line.lower() for line in lines]
-    whole = {v: td._Encoded(lowered, v) for v in td.VARIANTS}
-    monkeypatch.setattr(td._chunks, "__defaults__", (64,))  # ~a few texts per chunk
-    chunked = {v: td._Encoded(lowered, v) for v in td.VARIANTS}
-    for variant in td.VARIANTS:
-        a, b = whole[variant], chunked[variant]
-        assert np.array_equal(a.uni_len, b.uni_len)
-        tokens_a = a._uniques.take(a.unigrams).to_pylist()
-        tokens_b = b._uniques.take(b.unigrams).to_pylist()
-        assert tokens_a == tokens_b
-        members = np.arange(0, len(lines), 3)
-        keys = a.keys_of(members)
-        assert a.distinct_of(members, chunk=50) == (td.distinct(keys[0]), td.distinct(keys[1]))
-
-
-def _diversity_warehouse(lines: list[str], seed: int) -> tuple[duckdb.DuckDBPyConnection, list]:
-    """int_turns_unioned/conversations tables stored in shuffled order; the utterances in file order."""
-    rng = random.Random(seed)
-    conversations, turns, in_order = [], [], []
-    for c in range(len(lines) // 6):
-        conversation = f"crsarena:c{c:04d}"
-        subset = rng.choice(["open", "closed"])
-        system = rng.choice(["kbrd", "unicrs", None])
-        conversations.append((conversation, "crsarena", subset, system, f"f{c % 3}", c))
-        for t in range(6):
-            role = "user" if t % 2 == 0 else "system"
-            text = lines[c * 6 + t]
-            turns.append((conversation, t, role, text, None))
-    turns.append(("crsarena:c0000", 99, "user", None, None))  # no text: not an utterance
-    turns.append(("crsarena:c0001", 99, "user", "an image", True))  # an image: neither
-    # file order: source_path, source_record_index, conversation_id, turn_index
-    order = sorted(conversations, key=lambda r: (r[4], r[5], r[0]))
-    for conversation, corpus, subset, system, _, _ in order:
-        for t in range(6):
-            row = next(r for r in turns if r[0] == conversation and r[1] == t)
-            in_order.append((corpus, subset, system, conversation, row[2], row[3]))
-    rng.shuffle(turns)
-    rng.shuffle(conversations)
-    con = duckdb.connect()
-    con.execute(
-        "create table int_turns_unioned (conversation_id varchar, turn_index integer, role varchar, "
-        "text varchar, is_image boolean)"
-    )
-    con.executemany("insert into int_turns_unioned values (?, ?, ?, ?, ?)", turns)
-    con.execute(
-        "create table conversations (conversation_id varchar, corpus varchar, subset varchar, "
-        "system_id varchar, source_path varchar, source_record_index integer)"
-    )
-    con.executemany("insert into conversations values (?, ?, ?, ?, ?, ?)", conversations)
-    return con, in_order
-
-
-def test_model_streams_texts_unsorted_and_gives_the_file_order_figures(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    lines = _lines(2400, 7)  # ~17k words: the dataset variant truncates (7,012 words)
-    con, in_order = _diversity_warehouse(lines, 3)
-    monkeypatch.setattr(td, "BATCH_ROWS", 100)  # many batches
-    got = td.model(_Dbt(con), con)
-    expected = td.text_diversity(td.Utterances(*[list(col) for col in zip(*in_order)]))
-    assert got.num_rows == expected.num_rows > 0
-    assert got.to_pylist() == expected.to_pylist()
-    assert any(row["is_truncated"] for row in got.to_pylist())
-
-
-def test_texts_that_do_not_match_the_utterances_are_an_error() -> None:
-    lines = _lines(60, 2)
-    con, _ = _diversity_warehouse(lines, 1)
-    con.execute(
-        "insert into int_turns_unioned select * from int_turns_unioned where turn_index = 0 limit 1"
-    )  # twice
-    with pytest.raises(ValueError, match="utterances but .* texts"):
-        td.model(_Dbt(con), con)
 
 
 # --------------------------------------------------------------------------- bootstraps

@@ -85,14 +85,14 @@ def _same(con, a: str, b: str) -> None:
 
 
 class _Calls:
-    """Wraps a module function and records its first argument of every call."""
+    """Wraps a module function and records its argument ``at`` (the first) of every call."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, module, name: str) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, module, name: str, at: int = 0) -> None:
         self.args: list = []
         original = getattr(module, name)
 
         def wrapped(*args, **kwargs):
-            self.args.append(args[0])
+            self.args.append(args[at])
             return original(*args, **kwargs)
 
         monkeypatch.setattr(module, name, wrapped)
@@ -145,7 +145,7 @@ def test_text_diversity_recomputes_only_the_corpora_whose_inputs_changed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     con = _diversity_warehouse(3)
-    computed = _Calls(monkeypatch, td, "_corpus_rows")
+    computed = _Calls(monkeypatch, td, "corpus_rows", at=2)  # (session, utterances, corpus)
     _run(td, con, "text_diversity", incremental=False)
     assert computed.args == ["cosrec", "crsarena", "recllmsim"]
     assert any(row[0] for row in con.execute("select is_truncated from text_diversity").fetchall())

@@ -7,7 +7,6 @@ here against the slow, literal version (exact equality, never approximate)."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import sys
 
@@ -16,22 +15,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from csrwh.config import PROJECT_ROOT
+from csrwh.measures import distinct_n as dn
 from csrwh.measures import ranking as stats
+from csrwh.measures import shuffles
 from csrwh.measures import text as text_measures
+from csrwh.measures.tokens import arrow_dataset_tokens
 
-MODEL = PROJECT_ROOT / "models" / "marts" / "measures" / "text_diversity.py"
-
-
-def _load_model():
-    spec = importlib.util.spec_from_file_location("text_diversity_speed_model", MODEL)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-td = _load_model()
+td = shuffles  # the seeded shuffles of text_diversity (csrwh.measures)
 
 
 # --------------------------------------------------------------------------- seeded shuffles
@@ -53,7 +43,7 @@ def _fast_shuffles(draws, n: int, prefixes: list[int]) -> list[list[int]]:
     out = []
     for k in prefixes:
         # weights of 1 and max_words k - 1: the k-th element is the first to overflow
-        positions, count = td._sample_to_overflow(draws, n, [1] * n, k - 1, 64)
+        positions, count = td.sample_to_overflow(draws, n, [1] * n, k - 1, 64)
         assert len(positions) == k and count == k - 1
         out.append(positions)
         draws.skip(n - k)
@@ -66,25 +56,34 @@ def _fast_shuffles(draws, n: int, prefixes: list[int]) -> list[list[int]]:
 def test_draws_make_random_samples_draws(n: int) -> None:
     prefixes = [min(n, k) for k in (1, 40, 700)]
     expected, next_word = _reference_shuffles(n, prefixes)
-    draws = td._Draws(42)
+    draws = td.Draws(42)
     assert _fast_shuffles(draws, n, prefixes) == expected
     assert draws.peek(1) == [next_word]  # the generator ends where sample() leaves it
 
 
 def test_draws_fallback_walk_gives_the_same_tries(monkeypatch: pytest.MonkeyPatch) -> None:
     expected, next_word = _reference_shuffles(3000, [50, 50])
-    monkeypatch.setattr(td._Draws, "_tries", lambda self, m, count: self._walk(m, count))
-    draws = td._Draws(42)
+    monkeypatch.setattr(td.Draws, "_tries", lambda self, m, count: self._walk(m, count))
+    draws = td.Draws(42)
     assert _fast_shuffles(draws, 3000, [50, 50]) == expected
     assert draws.peek(1) == [next_word]
 
 
 def test_draws_skip_walked_in_python_throughout(monkeypatch: pytest.MonkeyPatch) -> None:
     expected, next_word = _reference_shuffles(5000, [10, 10])
-    monkeypatch.setattr(td._Draws, "_FEW", 1 << 20)  # every bound walked in Python
-    monkeypatch.setattr(td._Draws, "_BLOCK", 16)  # words read from the generator in small blocks
-    draws = td._Draws(42)
+    monkeypatch.setattr(td.Draws, "_FEW", 1 << 20)  # every bound walked in Python
+    monkeypatch.setattr(td.Draws, "_BLOCK", 16)  # words read from the generator in small blocks
+    draws = td.Draws(42)
     assert _fast_shuffles(draws, 5000, [10, 10]) == expected
+    assert draws.peek(1) == [next_word]
+
+
+def test_draws_skip_solves_a_bit_length_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bit length's bounds solved at most _LEVEL at a time (bounded memory): same draws."""
+    expected, next_word = _reference_shuffles(70000, [40, 40])
+    monkeypatch.setattr(td.Draws, "_LEVEL", 1000)
+    draws = td.Draws(42)
+    assert _fast_shuffles(draws, 70000, [40, 40]) == expected
     assert draws.peek(1) == [next_word]
 
 
@@ -146,23 +145,28 @@ def _tricky_lines(count: int, seed: int) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize("variant", ["dataset", "plain"])
-def test_encoded_tokens_are_the_python_tokenisers(variant: str) -> None:
+def test_arrow_tokenisers_are_the_python_tokenisers() -> None:
     lines = _tricky_lines(400, 1) + [ALL_WHITESPACE, "." * 5, "A.B. c"]
-    encoded = td._Encoded([line.lower() for line in lines], variant)
-    tokenize = td.dataset_tokens if variant == "dataset" else td.plain_tokens
-    vocabulary = encoded._uniques.to_pylist()
-    for i, line in enumerate(lines):
-        start, length = encoded.uni_start[i], encoded.uni_len[i]
-        assert [vocabulary[c] for c in encoded.unigrams[start : start + length]] == tokenize(line)
-    if variant == "plain":
-        assert encoded.uni_len.tolist() == [len(line.split()) for line in lines]
+    lowered = pa.array([line.lower() for line in lines], pa.large_string())
+    tokens, lengths = arrow_dataset_tokens(lowered)
+    tokens, at = tokens.to_pylist(), 0
+    for line, length in zip(lines, lengths.tolist(), strict=True):
+        assert tokens[at : at + length] == dn.dataset_tokens(line)
+        at += length
+    words, grams = dn._plain_grams(lowered, np.zeros(len(lines), np.int64))
+    assert words.tolist() == [len(line.split()) for line in lines]
+    plain = [dn.plain_tokens(line) for line in lines]
+    unigrams = {t for tokens in plain for t in tokens}
+    bigrams = {f"{t[j]} {t[j + 1]}" for t in plain for j in range(len(t) - 1)}
+    found = grams.to_pydict()
+    assert {g for n, g in zip(found["n"], found["gram"], strict=True) if n == 1} == unigrams
+    assert {g for n, g in zip(found["n"], found["gram"], strict=True) if n == 2} == bigrams
 
 
 def _reference_truncated(lines: list[str], max_words: int) -> tuple[float, float]:
     """The model's former walk: LazySample, keys by a dict of tokens, distinct by sorting."""
     rng = random.Random(42)
-    tokens = [td.dataset_tokens(line) for line in lines]
+    tokens = [dn.dataset_tokens(line) for line in lines]
     values = {1: [], 2: []}
     for _ in range(100):
         order = td.LazySample(rng, len(lines))
@@ -173,7 +177,7 @@ def _reference_truncated(lines: list[str], max_words: int) -> tuple[float, float
                 kept.append(tokens[i])
                 count += n_words
             else:
-                cut = td.dataset_tokens(" ".join(lines[i].split()[: max_words - count]))
+                cut = dn.dataset_tokens(" ".join(lines[i].split()[: max_words - count]))
                 break
         order.finish()
         if cut is not None:
@@ -181,16 +185,27 @@ def _reference_truncated(lines: list[str], max_words: int) -> tuple[float, float
         for n in (1, 2):
             grams = [tuple(t[j : j + n]) for t in kept for j in range(len(t) - n + 1)]
             values[n].append(len(set(grams)) / len(grams) if grams else 0.0)
-    return td._mean(values[1]), td._mean(values[2])
+    return td.mean(values[1]), td.mean(values[2])
 
 
 @pytest.mark.parametrize("count, max_words", [(700, 60), (2500, 400), (1200, 7012)])
-def test_truncated_distinct_is_the_former_walk(count: int, max_words: int) -> None:
+def test_truncated_distinct_is_the_former_walk(
+    monkeypatch: pytest.MonkeyPatch, count: int, max_words: int
+) -> None:
     lines = _tricky_lines(count, count)
-    encoded = td._Encoded([line.lower() for line in lines], "dataset")
-    words = [len(line.split()) for line in lines]
-    got = td.truncated_distinct(list(range(count)), words, lines, encoded, max_words=max_words)
-    assert got == _reference_truncated(lines, max_words)
+    monkeypatch.setattr(dn, "MAX_WORDS", max_words)
+    n = len(lines)
+    table = dn.text_diversity(
+        dn.Utterances(
+            ["c"] * n, ["s"] * n, [None] * n, [f"c{i}" for i in range(n)], ["user"] * n, lines
+        )
+    ).to_pylist()
+    row = next(
+        r
+        for r in table
+        if r["variant"] == "dataset" and r["side"] == "all" and r["subset"] == dn.ALL
+    )
+    assert (row["distinct_1"], row["distinct_2"]) == _reference_truncated(lines, max_words)
 
 
 # --------------------------------------------------------------------------- Bradley-Terry

@@ -298,12 +298,7 @@ def build_agreement(
 
 
 def model(dbt, session):
-    from csrwh.building.partitions import (
-        code_version,
-        corpus_digests,
-        previous_digests,
-        save_digests,
-    )
+    from csrwh.building.partitions import code_version, corpus_digests, partitions, sql_list
 
     dbt.config(
         materialized="incremental",
@@ -365,10 +360,8 @@ def model(dbt, session):
         corpus_digests(ratings, RATING_COLUMNS),
         corpus_digests(conversations, ("conversation_id", "subset")),
     )
-    previous = previous_digests(session, dbt, version)
-    carried = sorted(c for c, digest in digests.items() if previous.get(c) == digest)
-    todo = sorted(set(digests) - set(carried))
-    in_todo = f"list_contains({_sql_list(todo)}, corpus)"
+    plan = partitions(session, dbt, version, digests)
+    in_todo = f"list_contains({sql_list(plan.todo)}, corpus)"
     frame = build_agreement(
         intents.filter(in_todo).df(),
         ratings.filter(in_todo).df(),
@@ -377,17 +370,7 @@ def model(dbt, session):
         conversations.filter(in_todo).project("conversation_id, subset").df(),
     )
     computed = pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
-    if carried:
-        kept = (
-            session.sql(f"select * from {dbt.this}")
-            .filter(f"list_contains({_sql_list(carried)}, corpus)")
-            .to_arrow_table()
-            .select(SCHEMA.names)
-            .cast(SCHEMA)
-        )
-        computed = pa.concat_tables([kept, computed])
-    save_digests(session, dbt, version, digests)
-    return computed.sort_by(
+    return plan.finish(session, dbt, computed, SCHEMA).sort_by(
         [("corpus", "ascending"), ("subject", "ascending"), ("measure", "ascending")]
     )
 
@@ -416,8 +399,3 @@ def _merge_digests(*parts: dict[str, str]) -> dict[str, str]:
     """corpus -> the digests of each input (an input without the corpus: '-')."""
     corpora = sorted(set().union(*parts))
     return {c: "/".join(part.get(c, "-") for part in parts) for c in corpora}
-
-
-def _sql_list(values: list[str]) -> str:
-    """A SQL list literal of strings (typed, so an empty one is too)."""
-    return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + "]::varchar[]"
