@@ -29,10 +29,10 @@ cannot undo it; importing csrwh changes nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
-import functools
 import os
 import sys
+
+from csrwh.libc import glibc
 
 ALLOCATOR_ENV = "CSRWH_ALLOCATOR"
 ARENA_MAX = 2
@@ -78,14 +78,3 @@ def _mallopt():  # a ctypes function, or None
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
     return mallopt
-
-
-@functools.cache
-def glibc() -> ctypes.CDLL | None:
-    """The process's C library if it is glibc (``mallopt``, ``malloc_trim``), else None."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.gnu_get_libc_version  # noqa: B018 - only glibc has it
-    except (OSError, AttributeError):
-        return None
-    return libc

@@ -140,8 +140,8 @@ def return_freed_memory() -> None:
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim`` (:func:`csrwh.building.allocator.glibc`), or None."""
-    from csrwh.building.allocator import glibc
+    """glibc's ``malloc_trim`` (:func:`csrwh.libc.glibc`), or None."""
+    from csrwh.libc import glibc
 
     libc = glibc()
     return None if libc is None else libc.malloc_trim

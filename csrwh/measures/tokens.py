@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from csrwh.building.allocator import glibc
+from csrwh.libc import glibc
 
 __all__ = [
     "arrow_dataset_tokens",

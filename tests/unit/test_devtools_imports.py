@@ -10,8 +10,6 @@ import textwrap
 import uuid
 from pathlib import Path
 
-import pytest
-
 from csrwh._devtools import imports
 from csrwh.config import PROJECT_ROOT
 
@@ -105,10 +103,5 @@ def test_long_modules_lists_hand_written_modules_over_the_limit(tmp_path: Path) 
     assert imports.long_modules(tmp_path, folders=["pkg"]) == [("pkg/long.py", 501)]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 27: the long modules of other areas (dashboard queries, stats, export, "
-    "evaluate, the gate, samples, tests) are being split by other helpers",
-)
 def test_no_hand_written_module_is_over_500_lines() -> None:
     assert imports.long_modules(PROJECT_ROOT) == []
