@@ -46,7 +46,7 @@ final as (
         coalesce(corpora.rater_kind, 'author') as rater_kind,
         corpora.label_source,
         conversations.rating_entries,
-        nullif(cast(conversations.other_fields as varchar), '{}') as source_attributes,
+        nullif(cast(conversations.other_fields as string), '{}') as source_attributes,
         conversations.source_path,
         -- numerics
         conversations.user_satisfaction,

@@ -21,11 +21,11 @@ message_labels as (
         turns.turn_index,
         turns.corpus_name,
         turns.label_source,
-        cast('author' as varchar) as annotator,
+        cast('author' as string) as annotator,
         {{ json_text('labelled.label') }} as raw_label,
         true as is_primary
     from turns
-    cross join unnest({{ json_to_array('turns.labels') }}) as labelled (label)
+    {{ unnest_join(json_to_array('turns.labels'), 'labelled', 'label') }}
 
 ),
 
@@ -40,7 +40,7 @@ annotation_labels as (
         annotated.intent.label as raw_label,
         coalesce(annotated.intent.is_primary, true) as is_primary
     from turns
-    cross join unnest(turns.annotation_intents) as annotated (intent)
+    {{ unnest_join('turns.annotation_intents', 'annotated', 'intent') }}
 
 ),
 
@@ -55,17 +55,17 @@ labels as (
 conformed as (
 
     select
-        cast(conversation_id as varchar) as conversation_id,
+        cast(conversation_id as string) as conversation_id,
         cast(turn_index as integer) as turn_index,
         -- whoever made the corpus ('author'), or the annotator an exported record names;
         -- corpus.json's label_source says whether a human or an LLM
-        cast(annotator as varchar) as annotator,
-        cast('custom:' || corpus_name as varchar) as label_scheme,
-        cast(raw_label as varchar) as raw_label,
+        cast(annotator as string) as annotator,
+        cast('custom:' || corpus_name as string) as label_scheme,
+        cast(raw_label as string) as raw_label,
         cast(is_primary as boolean) as is_primary,
-        cast(null as varchar) as standalone_query,
-        cast(null as varchar) as intent_id,
-        cast(label_source as varchar) as source
+        cast(null as string) as standalone_query,
+        cast(null as string) as intent_id,
+        cast(label_source as string) as source
     from labels
 
 )

@@ -32,7 +32,7 @@ conversation_ratings as (
         conversations.corpus_name,
         rated.entry
     from conversations
-    cross join unnest(conversations.rating_entries) as rated (entry)
+    {{ unnest_join('conversations.rating_entries', 'rated', 'entry') }}
 
 ),
 
@@ -60,7 +60,7 @@ annotation_ratings as (
         turns.corpus_name,
         rated.entry
     from turns
-    cross join unnest(turns.annotation_ratings) as rated (entry)
+    {{ unnest_join('turns.annotation_ratings', 'rated', 'entry') }}
 
 ),
 
@@ -77,19 +77,19 @@ ratings as (
 conformed as (
 
     select
-        cast(conversation_id as varchar) as conversation_id,
+        cast(conversation_id as string) as conversation_id,
         cast(turn_index as integer) as turn_index,
-        cast(null as varchar) as item_id,
-        cast(coalesce(entry.rater_kind, rater_kind) as varchar) as rater_kind,
+        cast(null as string) as item_id,
+        cast(coalesce(entry.rater_kind, rater_kind) as string) as rater_kind,
         cast(
             case
                 when entry.rater_id is not null
                     then {{ global_id('custom', "corpus_name || '/' || entry.rater_id") }}
                 when entry.rater_kind is null and rater_kind = 'user'
                     then {{ global_id('custom', 'source_user_id') }}
-            end as varchar
+            end as string
         ) as rater_id,
-        cast(entry.aspect as varchar) as aspect,
+        cast(entry.aspect as string) as aspect,
         cast(
             case
                 when {{ json_type_of('entry.rating') }} in ('UBIGINT', 'BIGINT', 'HUGEINT', 'DOUBLE')
@@ -103,9 +103,9 @@ conformed as (
                     when {{ json_type_of('entry.rating') }} not in ('UBIGINT', 'BIGINT', 'HUGEINT', 'DOUBLE')
                         then {{ json_text('entry.rating') }}
                 end
-            ) as varchar
+            ) as string
         ) as raw_value,
-        cast(entry.comment as varchar) as comment
+        cast(entry.comment as string) as comment
     from ratings
     where coalesce({{ json_type_of('entry.rating') }}, 'NULL') <> 'NULL' or entry.raw_value is not null
 

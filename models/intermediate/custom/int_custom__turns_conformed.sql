@@ -11,15 +11,15 @@ turns as (
 conformed as (
 
     select
-        cast(conversation_id as varchar) as conversation_id,
+        cast(conversation_id as string) as conversation_id,
         cast(turn_index as integer) as turn_index,
-        cast(role as varchar) as role,
-        cast(message_text as varchar) as text,
-        cast(null as varchar) as text_translation,
+        cast(role as string) as role,
+        cast(message_text as string) as text,
+        cast(null as string) as text_translation,
         cast(null as timestamp) as created_at,
         cast(false as boolean) as is_image,
         -- the message's 0-based position in the record's `messages` array
-        cast(message_index as varchar) as source_turn_id
+        cast(message_index as string) as source_turn_id
     from turns
 
 )

@@ -12,7 +12,7 @@ users as (
 
     select
         source_user_id,
-        list(distinct subset order by subset) as subsets
+        {{ agg_distinct_sorted('subset') }} as subsets
     from conversations
     where source_user_id is not null
     group by source_user_id
@@ -22,14 +22,14 @@ users as (
 conformed as (
 
     select
-        cast({{ global_id('custom', 'source_user_id') }} as varchar) as user_id,
-        cast('custom' as varchar) as corpus,
-        cast(source_user_id as varchar) as source_user_id,
+        cast({{ global_id('custom', 'source_user_id') }} as string) as user_id,
+        cast('custom' as string) as corpus,
+        cast(source_user_id as string) as source_user_id,
         -- a user seen in several subsets has no single subset
-        cast(case when len(subsets) = 1 then subsets[1] end as varchar) as subset,
-        cast(null as varchar) as profile_text,
-        cast(null as varchar) as keywords,
-        cast(null as varchar) as attributes
+        cast(case when {{ array_size('subsets') }} = 1 then {{ array_at('subsets', 1) }} end as string) as subset,
+        cast(null as string) as profile_text,
+        cast(null as string) as keywords,
+        cast(null as string) as attributes
     from users
 
 )

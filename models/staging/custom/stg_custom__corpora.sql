@@ -15,10 +15,10 @@ renamed as (
         split_part(source_path, '/', 1) as corpus_name,
 
         ----------  strings
-        payload ->> '$.language' as language,
-        payload ->> '$.domain' as domain,
-        payload ->> '$.rater_kind' as rater_kind,
-        payload ->> '$.label_source' as label_source,
+        {{ json_text('payload', '$.language') }} as language,
+        {{ json_text('payload', '$.domain') }} as domain,
+        {{ json_text('payload', '$.rater_kind') }} as rater_kind,
+        {{ json_text('payload', '$.label_source') }} as label_source,
         source_path,
 
         ----------  timestamps

@@ -15,9 +15,9 @@ unnested as (
         scales.entry.key as aspect,
         scales.entry.value as scale
     from source
-    cross join
-        unnest({{ parse_json_object_entries("source.payload -> '$.rating_scales'") }})
-        as scales (entry)
+    {{ unnest_join(
+        parse_json_object_entries(json_get('source.payload', '$.rating_scales')), 'scales', 'entry'
+    ) }}
 
 ),
 
@@ -31,12 +31,12 @@ renamed as (
         aspect,
 
         ----------  numerics
-        try_cast(scale ->> '$.min' as double) as scale_min,
-        try_cast(scale ->> '$.max' as double) as scale_max,
+        try_cast({{ json_text('scale', '$.min') }} as double) as scale_min,
+        try_cast({{ json_text('scale', '$.max') }} as double) as scale_max,
 
         ----------  booleans
         -- NULL when not given (int_custom__rating_scales defaults it to true)
-        try_cast(scale ->> '$.higher_is_better' as boolean) as higher_is_better
+        try_cast({{ json_text('scale', '$.higher_is_better') }} as boolean) as higher_is_better
 
     from unnested
 
