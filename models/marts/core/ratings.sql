@@ -22,7 +22,7 @@ corpus_scales as (
 -- its first '/'; they take precedence over the corpus' seed scale
 own_scales as (
     {{ corpus_lookup_models_union('rating_scales', [
-        ['scale_key', 'varchar'], ['aspect', 'varchar'], ['scale_min', 'double'],
+        ['scale_key', 'string'], ['aspect', 'string'], ['scale_min', 'double'],
         ['scale_max', 'double'], ['higher_is_better', 'boolean'],
     ]) }}
 ),

@@ -41,7 +41,7 @@ final as (
         -- numerics
         turn_index,
         merged_turn_index,
-        {{ dbt.length("coalesce(text, '')") }} as n_chars,
+        cast({{ dbt.length("coalesce(text, '')") }} as bigint) as n_chars,  -- Spark's length is int
         {{ count_words("text") }} as n_words,
         n_words_segmented,
         n_tokens,

@@ -20,7 +20,9 @@ final as (
         topic,
         -- numerics
         cast(count(*) as integer) as n_dialogues,
-        100.0 * count(*) / sum(count(*)) over () as percent_of_dialogues
+        -- double on both engines (Spark keeps 100.0 * n / total a DECIMAL); the same quotient of
+        -- the same two integers as DuckDB's implicit cast
+        cast(100 * count(*) as double) / cast(sum(count(*)) over () as double) as percent_of_dialogues
     from dialogues
     group by topic
 )

@@ -11,7 +11,7 @@ measures as (
     select
         turns.*,
         text_measures.is_segmented,
-        regexp_matches(coalesce(turns.text, ''), '\p{Han}') as has_han
+        {{ count_han_chars("turns.text") }} > 0 as has_han  -- engine-neutral \p{Han} test
     from {{ ref('turns') }} as turns
     left join {{ ref('int_turn_text_measures') }} as text_measures
         on turns.conversation_id = text_measures.conversation_id
