@@ -11,16 +11,23 @@ be imported normally afterwards (the Spark build does).
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 
 def import_gx_without_pyspark() -> None:
-    """Import ``great_expectations`` (once per process) with ``pyspark`` hidden from it."""
-    if "great_expectations" in sys.modules or "pyspark" in sys.modules:
+    """Import ``great_expectations`` (once per process) with ``pyspark`` hidden from it; when
+    pyspark is already loaded (the Spark build's functions, a test of them in the same
+    process), only ``pyspark.sql.connect``, the module that can end the process, is hidden."""
+    if "great_expectations" in sys.modules:
         return
-    sys.modules["pyspark"] = None  # type: ignore[assignment] # an ImportError for GX
+    hidden = "pyspark.sql.connect" if "pyspark" in sys.modules else "pyspark"
+    if hidden in sys.modules:  # connect itself already imported: nothing left to guard
+        importlib.import_module("great_expectations")
+        return
+    sys.modules[hidden] = None  # type: ignore[assignment] # an ImportError for GX
     try:
         import great_expectations  # noqa: F401
     finally:
-        if sys.modules.get("pyspark", 0) is None:
-            del sys.modules["pyspark"]
+        if sys.modules.get(hidden, 0) is None:
+            del sys.modules[hidden]

@@ -102,13 +102,17 @@ def test_data_docs_render_offline_in_chromium(chromium_browser, warehouse: Path)
 def test_each_warehouse_keeps_its_own_data_docs(
     warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The gate validates the working copy ``<warehouse>.building-<id>``: its Data Docs are the
-    warehouse's, beside it; another warehouse's validation writes beside that one."""
+    """The gate validates the working copy ``<warehouse>.building-<id>`` and renders its Data
+    Docs beside it; publishing makes them the warehouse's, beside the warehouse; another
+    warehouse's validation writes beside that one."""
     monkeypatch.chdir(tmp_path)
     building = warehouse.with_name("csr.duckdb.building-B1")
     warehouse.rename(building)
     assert gate(building, "B1", suites=SUITES) == []
     first = tmp_path / "one" / "csr.duckdb.data_docs" / "index.html"
+    assert not first.exists(), "the gate replaced the published warehouse's Data Docs"
+    assert (tmp_path / "one" / "csr.duckdb.building-B1.data_docs" / "index.html").is_file()
+    data_docs.publish(building, warehouse)
     assert first.is_file()
     other = tmp_path / "two" / "demo.duckdb"
     other.parent.mkdir()

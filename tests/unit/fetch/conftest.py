@@ -118,6 +118,13 @@ def _fast(monkeypatch):
     monkeypatch.setattr(fetch_http, "BACKOFF_SECONDS", 0)
     monkeypatch.setattr(fetch_http, "TIMEOUT_SECONDS", 5)
     monkeypatch.delenv("CSRWH_MIRROR", raising=False)
+    # another test module of the same worker may have set HF_HUB_OFFLINE=1 (nothing of theirs may
+    # reach the network) before huggingface_hub read it into its constants: fetch's hub tests
+    # talk to the fake Hub on 127.0.0.1 and need it online
+    import huggingface_hub.constants
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
 
 
 @pytest.fixture
