@@ -135,9 +135,9 @@ def line_fit(x1: float, y1: float, x2: float, y2: float) -> tuple[float, float]:
 
 def crossing(duck: tuple[float, float], spark: tuple[float, float]) -> float | None:
     """The scale at which Spark's line meets DuckDB's and Spark is cheaper past it; None when
-    Spark's growth is not smaller (it never pays on this machine)."""
+    Spark's growth is not smaller, or DuckDB's time did not grow (it never pays here)."""
     (a_d, b_d), (a_s, b_s) = duck, spark
-    if b_s >= b_d:
+    if b_d <= 0 or b_s >= b_d:
         return None
     return max((a_s - a_d) / (b_d - b_s), 0.0)
 
@@ -331,29 +331,41 @@ def _per_node(runs: list[dict], top: int) -> None:
         cells = "".join(
             f" {r['duckdb']['times'][uid]:>8.2f} {r['spark']['times'][uid]:>8.2f}" for r in runs
         )
-        print(f"  {uid.split('.', 1)[0][:5] + ' ' + uid.rsplit('.', 1)[-1]:<72.72}{cells}")
+        kind, _, name = (uid.split(".") + ["", ""])[:3]  # test.csrwh.<name>.<hash>
+        print(f"  {kind[:5] + ' ' + name:<72.72}{cells}")
 
 
 def _extrapolate(low: dict, high: dict) -> None:
     s1, s2 = low["scale"], high["scale"]
     c1, c2 = compare_layers(low), compare_layers(high)
-    print(
-        f"\n  growth x{s1} -> x{s2} per layer (sum of node times) and the straight line "
-        "t = a + b*scale through both points (an EXTRAPOLATION past x" + str(s2) + "):"
+    rows = [(layer, c1[layer], c2[layer]) for layer in c2 if layer in c1]
+    rows.append(
+        (
+            "build wall",
+            {engine: low[engine]["wall"] for engine in ENGINES},
+            {engine: high[engine]["wall"] for engine in ENGINES},
+        )
     )
-    print(f"  {'layer':<13} {'DuckDB ×':>9} {'Spark ×':>8}  {'Spark pays past':>16}")
-    for layer in c2:
-        if layer not in c1:
-            continue
-        fits = {}
-        growth = {}
-        for engine in ENGINES:
-            y1, y2 = c1[layer][engine], c2[layer][engine]
-            fits[engine] = line_fit(s1, y1, s2, y2)
-            growth[engine] = y2 / y1 if y1 else float("inf")
+    print(
+        f"\n  growth x{s1} -> x{s2} (layers: sum of node times; build wall: the subprocess) and "
+        f"the line t = a + b*scale through both points; the crossing is an EXTRAPOLATION past "
+        f"x{s2}, of two points, on one machine:"
+    )
+    print(
+        f"  {'':<13} {'DuckDB':>25} {'Spark':>25}  {'Spark cheaper':>14}\n"
+        f"  {'layer':<13} {'growth':>7} {'a s':>8} {'b s/x1':>8} {'growth':>7} {'a s':>8} "
+        f"{'b s/x1':>8}  {'past':>14}"
+    )
+    for layer, one, two in rows:
+        fits = {engine: line_fit(s1, one[engine], s2, two[engine]) for engine in ENGINES}
+        cells = "".join(
+            f" {two[engine] / one[engine] if one[engine] else float('inf'):>7.1f}"
+            f" {fits[engine][0]:>8.2f} {fits[engine][1]:>8.3f}"
+            for engine in ENGINES
+        )
         at = crossing(fits["duckdb"], fits["spark"])
-        where = f"x{at:,.0f}" if at is not None else "never (grows as fast)"
-        print(f"  {layer:<13} {growth['duckdb']:>9.1f} {growth['spark']:>8.1f}  {where:>16}")
+        where = f"x{at:,.0f}" if at is not None else "never"
+        print(f"  {layer:<13}{cells}  {where:>14}")
 
 
 def main() -> int:
