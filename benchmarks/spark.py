@@ -331,7 +331,10 @@ def _per_node(runs: list[dict], top: int) -> None:
         cells = "".join(
             f" {r['duckdb']['times'][uid]:>8.2f} {r['spark']['times'][uid]:>8.2f}" for r in runs
         )
-        kind, _, name = (uid.split(".") + ["", ""])[:3]  # test.csrwh.<name>.<hash>
+        # model.<package>.<name>; test.<package>.<name>.<hash> (a name may hold dots)
+        kind, _, name = (uid.split(".", 2) + ["", ""])[:3]
+        if kind == "test" and "." in name:
+            name = name.rsplit(".", 1)[0]
         print(f"  {kind[:5] + ' ' + name:<72.72}{cells}")
 
 
