@@ -29,9 +29,12 @@ new warehouse, and runs ``csrwh build --data-dir <data> --warehouse <new>`` with
 (no ``CSRWH_MEMORY_LIMIT`` / ``CSRWH_THREADS`` unless you set them) in a subprocess: the CLI's
 own ``main`` (its errors, its exit), with its phase changes noted as they happen. Peak RSS is
 that process tree's (``/proc`` sampled every 0.1 s, as ``benchmarks/build.py`` does, and never
-below the process' ``ru_maxrss``); per-phase times are the spans between the build's phase
+below the process' ``ru_maxrss`` when that is above this script's own, which a child
+inherits); per-phase times are the spans between the build's phase
 changes (``lock``, ``copy``, ``ingest``, ``dbt``, ``gate``, ``publish``), the last one ending
-with the process. A failed build prints its error line and the first failures it listed.
+with the process; the build's CPU time (user + system, ``/proc/<pid>/stat``), in all and by
+phase, the comparable figure on a shared machine; the slowest dbt nodes (their execute windows in ``run_results.json``) with
+the tree's peak RSS while each ran. A failed build prints its error line and the first failures it listed.
 Figures come from one run on one (shared) machine: the ratios are the comparable part.
 """
 
@@ -43,6 +46,7 @@ import itertools
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -61,6 +65,25 @@ SLOW = 10_000  # --skip-slow drops generated sizes above this
 PHASES = ("ingest", "dbt", "gate", "publish")
 #: the build's settings a run inherits from the environment (printed: default unless set)
 SETTINGS = ("CSRWH_MEMORY_LIMIT", "CSRWH_THREADS")
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system, every thread, and its children already waited for) of ``pid``
+    so far, from ``/proc/<pid>/stat``; None once it has ended."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # after the command: state ppid ... utime(12) stime(13) cutime(14) cstime(15), 0-based
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_between(cpu: list[tuple[float, float]], start: float, end: float) -> float:
+    """CPU seconds used between two epoch times, from the (time, cumulative CPU) samples."""
+    before = [c for t, c in cpu if t <= start]
+    upto = [c for t, c in cpu if t <= end + 0.1]
+    return (upto[-1] if upto else 0.0) - (before[-1] if before else 0.0)
 
 
 def _build_benchmark():
@@ -127,6 +150,9 @@ def run_build(data: Path, work: Path, label: str) -> dict:
         COLUMNS="10000",  # one failure per line (rich wraps at the terminal's width)
         CSRWH_DBT_TARGET_PATH=str(work / "target"),
     )
+    # a child's ru_maxrss starts at this process' own peak (Linux keeps the parent's high-water
+    # mark across fork/vfork + exec), so it counts only when above that
+    inherited_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started_epoch = time.time()
     started = time.perf_counter()
     proc = subprocess.Popen(
@@ -138,13 +164,18 @@ def run_build(data: Path, work: Path, label: str) -> dict:
         cwd=ROOT,
     )
     samples: list[tuple[float, float]] = []
+    cpu: list[tuple[float, float]] = []  # (epoch seconds, the build's CPU seconds so far)
     done = threading.Event()
 
     def sample() -> None:
         while not done.is_set():
+            now = time.time()
             kb = bb._tree_rss_kb(proc.pid)
             if kb:
-                samples.append((time.time(), kb / 1024))
+                samples.append((now, kb / 1024))
+            used = _cpu_seconds(proc.pid)
+            if used is not None:
+                cpu.append((now, used))
             done.wait(0.1)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -170,20 +201,46 @@ def run_build(data: Path, work: Path, label: str) -> dict:
         for row in phases_file.read_text().splitlines():
             t, phase = row.split(" ", 1)
             phases.append((float(t), phase))
+    total_cpu = usage.ru_utime + usage.ru_stime
+    cpu.append((ended_epoch, total_cpu))
     seconds: dict[str, float] = {}
+    cpu_phases: dict[str, float] = {}
     rss_phases: dict[str, float] = {}
     for (t, phase), end in zip(phases, [t for t, _ in phases[1:]] + [ended_epoch], strict=True):
         seconds[phase] = seconds.get(phase, 0.0) + end - t
+        cpu_phases[phase] = cpu_phases.get(phase, 0.0) + _cpu_between(cpu, t, end)
         peak = max((mb for s, mb in samples if t <= s <= end + 0.1), default=0.0)
         rss_phases[phase] = max(rss_phases.get(phase, 0.0), peak)
     error, failures = parse_output(output)
+    # each dbt node's time and the tree's peak RSS while it ran (nodes run two at a time: a
+    # node shares the RSS figure with whatever ran beside it), slowest first
+    nodes = sorted(
+        (
+            (
+                end - start,
+                _cpu_between(cpu, start, end),
+                max((mb for s, mb in samples if start <= s <= end + 0.1), default=0.0),
+                name,
+            )
+            for name, (start, end) in bb._node_windows(work / "target").items()
+        ),
+        reverse=True,
+    )
     return {
+        "nodes": [
+            {"model": n, "seconds": t, "cpu_seconds": c, "peak_rss_mb": mb} for t, c, mb, n in nodes
+        ],
+        "cpu_seconds": total_cpu,
+        "phase_cpu_seconds": cpu_phases,
         "label": label,
         "ok": proc.returncode == 0,
         "exit_code": proc.returncode,
         "wall": wall,
         "startup": (phases[0][0] - started_epoch) if phases else None,
-        "peak_rss_mb": max(usage.ru_maxrss / 1024, max((mb for _, mb in samples), default=0.0)),
+        "peak_rss_mb": max(
+            usage.ru_maxrss / 1024 if usage.ru_maxrss > inherited_kb else 0.0,
+            max((mb for _, mb in samples), default=0.0),
+        ),
         "phase_seconds": seconds,
         "phase_peak_rss_mb": rss_phases,
         "failed_phase": phases[-1][1] if phases and proc.returncode != 0 else None,
@@ -254,11 +311,25 @@ def _line(r: dict) -> str:
     by_phase = ", ".join(
         f"{p} {mb:.0f}" for p, mb in r["phase_peak_rss_mb"].items() if p in PHASES and mb
     )
+    cpu_phases = ", ".join(
+        f"{p} {r['phase_cpu_seconds'][p]:.1f}" for p in PHASES if p in r["phase_cpu_seconds"]
+    )
     out = (
-        f"{r['label']:<18} {'PASS' if r['ok'] else 'FAIL':<5} wall {r['wall']:7.1f} s  peak RSS "
+        f"{r['label']:<18} {'PASS' if r['ok'] else 'FAIL':<5} wall {r['wall']:7.1f} s  CPU "
+        f"{r['cpu_seconds']:7.1f} s  peak RSS "
         f"{r['peak_rss_mb']:6.0f} MB  phases (s): {phases or '-'}; startup+lock+copy "
         f"{(r['startup'] or 0) + other:.1f}  peak RSS by phase (MB): {by_phase or '-'}"
+        f"\n{'':<18} CPU by phase (s): {cpu_phases or '-'}"
     )
+    if r.get("nodes"):
+        out += (
+            f"\n{'':<18} slowest dbt nodes (wall s / the build's CPU s meanwhile / peak RSS MB "
+            "meanwhile; two run at a time): "
+            + ", ".join(
+                f"{n['model']} {n['seconds']:.1f}/{n['cpu_seconds']:.1f}/{n['peak_rss_mb']:.0f}"
+                for n in r["nodes"][:10]
+            )
+        )
     if not r["ok"]:
         out += f"\n{'':<18} failed in {r['failed_phase'] or 'startup'}: {r['error'] or 'no error line'}"
         for failure in r["failures"][:3]:
@@ -275,8 +346,16 @@ def _ratio(label: str, a: dict | None, b: dict | None) -> str | None:
     if a is None or b is None:
         return None
     note = "" if a["ok"] and b["ok"] else "  (not both passed: the ratio compares unlike work)"
+    phases = "".join(
+        f"; {p} CPU {a['phase_cpu_seconds'][p]:.1f} / {b['phase_cpu_seconds'][p]:.1f} s = "
+        f"{a['phase_cpu_seconds'][p] / b['phase_cpu_seconds'][p]:.2f}"
+        for p in PHASES
+        if a["phase_cpu_seconds"].get(p) and b["phase_cpu_seconds"].get(p)
+    )
     return (
         f"{label}: wall {a['wall']:.1f} / {b['wall']:.1f} s = {a['wall'] / b['wall']:.2f}; "
+        f"CPU {a['cpu_seconds']:.1f} / {b['cpu_seconds']:.1f} s = "
+        f"{a['cpu_seconds'] / b['cpu_seconds']:.2f}{phases}; "
         f"peak RSS {a['peak_rss_mb']:.0f} / {b['peak_rss_mb']:.0f} MB = "
         f"{a['peak_rss_mb'] / b['peak_rss_mb']:.2f}{note}"
     )

@@ -10,6 +10,9 @@ import itertools
 import json
 import re
 import statistics
+import subprocess
+import sys
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -361,6 +364,11 @@ def test_benchmark_reports_the_ratios():
             "startup": 1.0,
             "phase_seconds": {"ingest": wall / 4, "dbt": wall / 2},
             "phase_peak_rss_mb": {"ingest": rss / 2, "dbt": rss},
+            "cpu_seconds": wall / 2,
+            "phase_cpu_seconds": {"ingest": wall / 8, "dbt": wall / 4},
+            "nodes": [
+                {"model": "m", "seconds": wall / 4, "cpu_seconds": wall / 8, "peak_rss_mb": rss}
+            ],
             "failed_phase": None if ok else "dbt",
             "error": None if ok else "build failed",
             "failures": [] if ok else ["model x: error | Out of Memory Error: y"],
@@ -377,8 +385,40 @@ def test_benchmark_reports_the_ratios():
     )
     text = "\n".join(lines)
     assert (
-        "own / first-class (1,833): wall 30.0 / 20.0 s = 1.50; peak RSS 900 / 600 MB = 1.50" in text
+        "own / first-class (1,833): wall 30.0 / 20.0 s = 1.50; CPU 15.0 / 10.0 s = 1.50; "
+        "ingest CPU 3.8 / 2.5 s = 1.50; dbt CPU 7.5 / 5.0 s = 1.50; peak RSS 900 / 600 MB = 1.50"
+        in text
     )
-    assert "100k / 10k (data x10): wall 80.0 / 10.0 s = 8.00; peak RSS 700 / 500 MB = 1.40" in text
+    assert (
+        "100k / 10k (data x10): wall 80.0 / 10.0 s = 8.00; CPU 40.0 / 5.0 s = 8.00; "
+        "ingest CPU 10.0 / 1.2 s = 8.00; dbt CPU 20.0 / 2.5 s = 8.00; peak RSS 700 / 500 MB = 1.40"
+        in text
+    )
+    assert "generated 10k" in text and "m 2.5/1.2/500" in text  # the slowest node, as measured
     assert "not both passed" in text.split("100k / 10k")[1]
     assert "failed in dbt: build failed" in text and "Out of Memory Error: y" in text
+
+
+def test_benchmark_measures_cpu_of_a_process():
+    bench = _benchmark()
+    burn = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\ntime.sleep(5)",
+        ]
+    )
+    try:
+        deadline = time.time() + 30
+        used = 0.0
+        while time.time() < deadline and used < 0.5:
+            used = bench._cpu_seconds(burn.pid) or 0.0
+            time.sleep(0.1)
+        assert 0.5 <= used < 5
+    finally:
+        burn.kill()
+        burn.wait()
+    assert bench._cpu_seconds(burn.pid) is None  # reaped: no such process
+    cpu = [(10.0, 1.0), (11.0, 3.0), (12.0, 4.5)]
+    assert bench._cpu_between(cpu, 10.0, 12.0) == 3.5
+    assert bench._cpu_between(cpu, 9.0, 11.0) == 3.0
