@@ -361,9 +361,11 @@ def main(argv: list[str] | None = None) -> int:
         from csrwh.building.allocator import tune_for_build
 
         tune_for_build()  # as `csrwh build` does, in the build and in its floor alike
-        result = (
-            child_build(*args) if name == "build" else _sibling("build_floor").child_floor(*args)
-        )
+        if name == "build":
+            result = child_build(*args)
+        else:
+            result = _sibling("build_floor").child_floor(*args)
+            result["peak_rss_mb"] = _peak_rss_mb()
         print(json.dumps(result))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import resource
 import time
 from pathlib import Path
 
@@ -22,17 +21,6 @@ _REFLECTION = re.compile(
     r"|^\s*(pragma|show|describe|set|begin|commit|rollback)\b",
     re.IGNORECASE,
 )
-
-
-def _peak_rss_mb() -> float:
-    """The largest resident set this process or one of its (waited-for) children had."""
-    return (
-        max(
-            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
-        )
-        / 1024  # Linux: KiB
-    )
 
 
 def _topological(nodes: dict[str, dict]) -> list[str]:
@@ -149,5 +137,4 @@ def child_floor(data_dir: str, warehouse: str, target: str, capture: str) -> dic
     out["gate"] = time.perf_counter() - t
     out["gate_statements"] = {"captured": len(statements), "replayed": replayed}
     con.close()
-    out["peak_rss_mb"] = _peak_rss_mb()
     return out

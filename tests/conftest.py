@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from unittest import mock
 
 import duckdb
 import pytest
@@ -66,15 +67,8 @@ def _build_published(data: Path, root: Path) -> Path:
 
     from csrwh.building import build
 
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
-    try:
+    with mock.patch.dict(os.environ, CSRWH_DBT_TARGET_PATH=str(root / "target")):
         result = build(data, root / "warehouse" / "csr.duckdb")
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
     assert result.published
     return root / "warehouse" / "csr.duckdb"
 
@@ -94,3 +88,29 @@ def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def real_warehouse(real_corpora: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """../shared/corpora built once per test session. Read it only (copy it to change it)."""
     return _build_published(real_corpora, tmp_path_factory.mktemp("real_warehouse"))
+
+
+@pytest.fixture()
+def warehouse_copy(sample_warehouse: Path, tmp_path: Path) -> Path:
+    """A copy of the sample warehouse in its own folder (there a test may change it, or write
+    beside it: the evaluations sidecar)."""
+    copy = tmp_path / "wh" / "csr.duckdb"
+    copy.parent.mkdir()
+    shutil.copy2(sample_warehouse, copy)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def judgments(sample_warehouse: Path) -> dict[str, dict[str, dict[str, int]]]:
+    """The sample's relevance judgments, kind ('search', 'recommendation', 'all') -> topic ->
+    doc -> grade, read from the mart with plain SQL (an oracle's input, not csrwh's reader)."""
+    with duckdb.connect(str(sample_warehouse), read_only=True) as con:
+        rows = con.execute(
+            "select judgment_kind, topic_id, doc_id, grade from relevance_judgments"
+        ).fetchall()
+    out: dict[str, dict[str, dict[str, int]]] = {"search": {}, "recommendation": {}, "all": {}}
+    for kind, topic, doc, grade in rows:
+        out[kind].setdefault(topic, {})[doc] = grade
+        out["all"].setdefault(topic, {})[doc] = grade
+    assert out["search"] and out["recommendation"], "the sample must judge both kinds"
+    return out

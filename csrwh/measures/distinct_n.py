@@ -35,7 +35,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from csrwh.measures.tokens import dataset_tokens, keyed_texts, plain_tokens
+from csrwh.measures.tokens import dataset_tokens, keyed_texts, plain_tokens, token_grams
 from csrwh.measures.tokens import lower as _lower
 from csrwh.measures.tokens import release as _release
 from csrwh.measures.truncated import Scope as _Scope
@@ -108,28 +108,8 @@ def _plain_grams(lowered: pa.Array, groups: np.ndarray) -> tuple[np.ndarray, pa.
     tokens = tokens.filter(kept)
     owner = owner[kept.to_numpy(zero_copy_only=False)]
     words = np.bincount(owner, minlength=len(lowered)).astype(np.int64)
-    group = groups[owner]
-    same = owner[1:] == owner[:-1]  # n-grams never cross utterances
-    mask = pa.array(same)
-    bigrams = pc.binary_join_element_wise(
-        tokens.slice(0, len(tokens) - 1).filter(mask),
-        tokens.slice(1).filter(mask),
-        pa.scalar(" ", pa.large_string()),
-    )
-    parts = []
-    for n, grams, owners in ((1, tokens, group), (2, bigrams, group[:-1][same])):
-        # (not made distinct here: DuckDB's group by does it, faster than Arrow's group_by)
-        unique = pa.table({"g": owners, "gram": grams})
-        parts.append(
-            pa.table(
-                {
-                    "n": pa.array(np.full(unique.num_rows, n, np.int8)),
-                    "g": unique.column("g"),
-                    "gram": unique.column("gram").cast(pa.large_string()),
-                }
-            )
-        )
-    return words, pa.concat_tables(parts)
+    grams = token_grams(tokens, owner, groups[owner], "g").select(["n", "g", "gram"])
+    return words, grams
 
 
 def _stream(con, src: str, utt: str, counts: str, grams: str, batch_rows: int) -> None:

@@ -12,7 +12,20 @@ from __future__ import annotations
 
 from csrwh.measures import distinct_n, in_memory
 
-__all__ = ["IN_MEMORY_BYTES", "corpus_rows"]
+__all__ = ["INPUT_COLUMNS", "IN_MEMORY_BYTES", "corpus_rows"]
+
+#: The inputs of a corpus's rows (the columns :func:`corpus_rows` reads): a corpus whose rows
+#: of these columns are unchanged keeps its rows (``csrwh.building.partitions``).
+INPUT_COLUMNS = (
+    "conversation_id",
+    "turn_index",
+    "role",
+    "text",
+    "subset",
+    "system_id",
+    "source_path",
+    "source_record_index",
+)
 
 #: The largest corpus (bytes of UTF-8 text) computed in memory.
 IN_MEMORY_BYTES = 64 * 2**20

@@ -448,20 +448,6 @@ def _from_duckdb(in_corpus) -> tuple[pa.Table, Iterator[pa.RecordBatch], Callabl
     return ordered, batches(), arrival
 
 
-#: The inputs of a corpus's rows: a corpus whose rows of these columns are unchanged keeps
-#: its rows (``csrwh.building.partitions``).
-INPUT_COLUMNS = (
-    "conversation_id",
-    "turn_index",
-    "role",
-    "text",
-    "subset",
-    "system_id",
-    "source_path",
-    "source_record_index",
-)
-
-
 def corpus_rows(utterances, corpus: str, rows: dict[str, list]) -> None:
     """Append the rows of one corpus to ``rows`` (column lists of the mart's schema), from a
     DuckDB relation of its utterances (the columns of

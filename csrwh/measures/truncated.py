@@ -24,10 +24,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from csrwh.measures.shuffles import Draws, mean, sample_to_overflow
-from csrwh.measures.tokens import arrow_dataset_tokens, keyed_texts, lower, release
+from csrwh.measures.tokens import (
+    arrow_dataset_tokens,
+    keyed_texts,
+    lower,
+    release,
+    token_grams,
+)
 
 __all__ = ["Scope", "dataset_figures"]
 
@@ -120,33 +125,6 @@ def _plan(con, tag: str, scopes: list[Scope], limits: tuple[int, int, int]) -> l
     return same
 
 
-def _grams_of(owner: np.ndarray, tokens: pa.Array, key: str, keys: np.ndarray) -> pa.Table:
-    """(``key``, n, gram) of tokenised texts: unigrams and bigrams (two tokens joined
-    by a space, which no dataset token holds) within each text; ``owner``: each token's
-    text, ``keys``: each text's key."""
-    same = owner[1:] == owner[:-1]
-    mask = pa.array(same)
-    bigrams = pc.binary_join_element_wise(
-        tokens.slice(0, len(tokens) - 1).filter(mask),
-        tokens.slice(1).filter(mask),
-        pa.scalar(" ", pa.large_string()),
-    )
-    parts = []
-    for n, grams, owners in ((1, tokens, owner), (2, bigrams, owner[:-1][same])):
-        # (not made distinct here: the SQL union does it, faster than Arrow's group_by)
-        unique = pa.table({key: pa.array(keys[owners], pa.int64()), "gram": grams})
-        parts.append(
-            pa.table(
-                {
-                    key: unique.column(key),
-                    "n": pa.array(np.full(unique.num_rows, n, np.int8)),
-                    "gram": unique.column("gram").cast(pa.large_string()),
-                }
-            )
-        )
-    return pa.concat_tables(parts)
-
-
 def _insert_hashed(writer, grams: pa.Table, target: str) -> None:
     """Insert (key, n, gram) rows with each gram as its 128-bit md5 (``md5_number``): a read's
     n-grams are compared by it (a collision, ~1e-20 for a billion distinct n-grams, would be
@@ -181,9 +159,8 @@ def _tokenise(con, src: str, tag: str, batch_rows: int) -> None:
         ords = batch.column("ord").to_numpy(zero_copy_only=False).astype(np.int64)
         lowered = lower(batch.column("text"))
         tokens, lengths = arrow_dataset_tokens(lowered)
-        _insert_hashed(
-            writer, _grams_of(_owners(lengths), tokens, "ord", ords), f"{tag}_out.dgrams"
-        )
+        owner = _owners(lengths)
+        _insert_hashed(writer, token_grams(tokens, owner, ords[owner], "ord"), f"{tag}_out.dgrams")
         writer.from_arrow(
             pa.table({"ord": ords, "n1": lengths, "n2": np.maximum(lengths - 1, 0)})
         ).insert_into(f"{tag}_out.dcounts")
@@ -198,13 +175,14 @@ def _tokenise(con, src: str, tag: str, batch_rows: int) -> None:
         if cut_reads:
             reads = np.asarray(cut_reads, np.int64)
             tokens, lengths = arrow_dataset_tokens(pa.array(cut_texts, pa.large_string()))
-            _insert_hashed(
-                writer, _grams_of(_owners(lengths), tokens, "read_id", reads), f"{tag}_out.cutgrams"
-            )
+            owner = _owners(lengths)
+            grams = token_grams(tokens, owner, reads[owner], "read_id")
+            _insert_hashed(writer, grams, f"{tag}_out.cutgrams")
+            del grams
             writer.from_arrow(
                 pa.table({"read_id": reads, "n1": lengths, "n2": np.maximum(lengths - 1, 0)})
             ).insert_into(f"{tag}_out.cutcounts")
-        del lowered, tokens
+        del lowered, tokens, owner
         release()
 
 

@@ -63,6 +63,24 @@ def wait_for(
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def spawn_paused(
+    args: list[str], tmp_path: Path, log: Path, phase: str, what: str
+) -> tuple[subprocess.Popen, Path]:
+    """`csrwh <args>` spawned with the build's test hook (``CSRWH_TEST_PAUSE_AT=<phase>``) and
+    waited for until it pauses at ``phase`` (``what``: that moment, for the error); (the
+    process, its pause file: remove it to let the build go on). A process that never pauses
+    is killed."""
+    pause = tmp_path / "pause"
+    proc = spawn(args, tmp_path, log, CSRWH_TEST_PAUSE_AT=phase, CSRWH_TEST_PAUSE_FILE=str(pause))
+    try:
+        wait_for(pause.exists, proc, what=what)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc, pause
+
+
 def finish(proc: subprocess.Popen, timeout: float = TIMEOUT) -> int:
     try:
         return proc.wait(timeout)

@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import duckdb
 
 MEASURES = ("nDCG@10", "nDCG@5", "P@5", "RR")
 ORDERS = ("perfect", "reversed", "shuffled")
@@ -55,20 +52,6 @@ def independent(run: list[tuple[str, str, float]], judged: dict[str, dict[str, i
     return {"per_topic": per_topic, "aggregate": mean, "topics": set(topics)}
 
 
-def read_judgments(sample_warehouse: Path) -> dict[str, dict[str, dict[str, int]]]:
-    """kind -> topic -> doc -> grade, read from the mart with plain SQL."""
-    with duckdb.connect(str(sample_warehouse), read_only=True) as con:
-        rows = con.execute(
-            "select judgment_kind, topic_id, doc_id, grade from relevance_judgments"
-        ).fetchall()
-    out: dict[str, dict[str, dict[str, int]]] = {"search": {}, "recommendation": {}, "all": {}}
-    for kind, topic, doc, grade in rows:
-        out[kind].setdefault(topic, {})[doc] = grade
-        out["all"].setdefault(topic, {})[doc] = grade
-    assert out["search"] and out["recommendation"], "the sample must judge both kinds"
-    return out
-
-
 def make_run(judged: dict[str, dict[str, int]], order: str) -> list[tuple[str, str, float]]:
     """Every 4th topic left out (missing), one topic no qrels judge; shuffled runs also rank an
     unjudged document first."""
@@ -109,11 +92,3 @@ def assert_one_error(result: subprocess.CompletedProcess[str], code: int, *needl
     assert len(errors) == 1, result.stderr
     for needle in needles:
         assert needle in result.stderr, (needle, result.stderr)
-
-
-def copy_warehouse(sample_warehouse: Path, tmp_path: Path) -> Path:
-    """A copy of the sample (its folder gets the sidecar)."""
-    copy = tmp_path / "wh" / "csr.duckdb"
-    copy.parent.mkdir()
-    shutil.copy2(sample_warehouse, copy)
-    return copy

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import duckdb
 import pytest
@@ -28,6 +29,7 @@ from build_safety_helpers import (
     leftovers,
     sha256,
     spawn,
+    spawn_paused,
     wait_for,
 )
 
@@ -41,18 +43,11 @@ def published(module_tmp_path: Path):
     """(data folder, published warehouse, dbt target): the sample, built once."""
     root = module_tmp_path
     target = root / "target"
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(target)
-    try:
+    with mock.patch.dict(os.environ, CSRWH_DBT_TARGET_PATH=str(target)):
         data = root / "data"
         generate(data, scale=1, seed=7)
         warehouse = root / "published" / "wh.duckdb"
         assert build(data, warehouse).published
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
     return data, warehouse, target
 
 
@@ -111,17 +106,11 @@ def test_build_after_an_in_place_ingest_rebuilds_the_marts(site) -> None:
 def test_second_build_fails_at_once_naming_the_running_one(site, tmp_path: Path) -> None:
     data, warehouse = site
     before = sha256(warehouse)
-    pause = tmp_path / "pause"
     args = ["build", "--data-dir", str(data), "--warehouse", str(warehouse)]
-    first = spawn(
-        args,
-        tmp_path,
-        tmp_path / "first.log",
-        CSRWH_TEST_PAUSE_AT="ingest",
-        CSRWH_TEST_PAUSE_FILE=str(pause),
+    first, _ = spawn_paused(
+        args, tmp_path, tmp_path / "first.log", "ingest", "the first build to reach ingest"
     )
     try:
-        wait_for(pause.exists, first, what="the first build to reach ingest")
         working = [p for p in leftovers(warehouse) if ".building-" in p]
         assert len(working) == 1  # a per-build working file name
         second_log = tmp_path / "second.log"
@@ -140,16 +129,10 @@ def test_second_build_fails_at_once_naming_the_running_one(site, tmp_path: Path)
 
 def test_wait_waits_for_the_running_build(site, tmp_path: Path) -> None:
     data, warehouse = site
-    pause = tmp_path / "pause"
     args = ["build", "--data-dir", str(data), "--warehouse", str(warehouse)]
-    first = spawn(
-        args,
-        tmp_path,
-        tmp_path / "first.log",
-        CSRWH_TEST_PAUSE_AT="copy",
-        CSRWH_TEST_PAUSE_FILE=str(pause),
+    first, pause = spawn_paused(
+        args, tmp_path, tmp_path / "first.log", "copy", "the first build to take the lock"
     )
-    wait_for(pause.exists, first, what="the first build to take the lock")
     second_log = tmp_path / "second.log"
     second = spawn([*args, "--wait"], tmp_path, second_log)
     try:
@@ -172,16 +155,10 @@ def test_wait_waits_for_the_running_build(site, tmp_path: Path) -> None:
 def test_a_dead_builds_lock_and_working_file_are_taken_over(site, tmp_path: Path) -> None:
     data, warehouse = site
     before = sha256(warehouse)
-    pause = tmp_path / "pause"
     args = ["build", "--data-dir", str(data), "--warehouse", str(warehouse)]
-    dead = spawn(
-        args,
-        tmp_path,
-        tmp_path / "dead.log",
-        CSRWH_TEST_PAUSE_AT="ingest",
-        CSRWH_TEST_PAUSE_FILE=str(pause),
+    dead, _ = spawn_paused(
+        args, tmp_path, tmp_path / "dead.log", "ingest", "the build to reach ingest"
     )
-    wait_for(pause.exists, dead, what="the build to reach ingest")
     dead.kill()
     assert finish(dead) == -signal.SIGKILL
     lock = warehouse.with_name(warehouse.name + ".lock")
@@ -369,7 +346,6 @@ def test_signal_at_any_phase_stops_cleans_up_and_exits_128_plus_n(
     drop_last_conversation(data)
     before = sha256(warehouse)
     log = tmp_path / "build.log"
-    pause = tmp_path / "pause"
     args = ["build", "--data-dir", str(data), "--warehouse", str(warehouse)]
     if phase in ("dbt", "gate"):  # inside dbt / Great Expectations themselves
         proc = spawn(args, tmp_path, log)
@@ -380,10 +356,7 @@ def test_signal_at_any_phase_stops_cleans_up_and_exits_128_plus_n(
             what=f"the {phase} progress line",
         )
     else:
-        proc = spawn(
-            args, tmp_path, log, CSRWH_TEST_PAUSE_AT=phase, CSRWH_TEST_PAUSE_FILE=str(pause)
-        )
-        wait_for(pause.exists, proc, what=f"the build to reach {phase}")
+        proc, _ = spawn_paused(args, tmp_path, log, phase, f"the build to reach {phase}")
     proc.send_signal(signum)
     assert finish(proc) == 128 + signum, log.read_text()
     text = log.read_text("utf-8", "replace")

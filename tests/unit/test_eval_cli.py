@@ -17,11 +17,9 @@ from eval_runs import (
     MEASURES,
     ORDERS,
     assert_one_error,
-    copy_warehouse,
     independent,
     make_run,
     measure_args,
-    read_judgments,
     reciprocal_rank,
     run_cli,
     write_run,
@@ -29,19 +27,6 @@ from eval_runs import (
 
 from csrwh.config import PROJECT_ROOT
 from csrwh.reading import eval_sidecar as S
-
-
-@pytest.fixture(scope="module")
-def judgments(sample_warehouse: Path) -> dict[str, dict[str, dict[str, int]]]:
-    """kind -> topic -> doc -> grade, read from the mart with plain SQL."""
-    return read_judgments(sample_warehouse)
-
-
-@pytest.fixture()
-def warehouse_copy(sample_warehouse: Path, tmp_path: Path) -> Path:
-    """A copy of the sample (its folder gets the sidecar)."""
-    return copy_warehouse(sample_warehouse, tmp_path)
-
 
 # ---------------------------------------------------------------------------------------------
 # agreement with the independent computation

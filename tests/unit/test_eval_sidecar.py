@@ -12,11 +12,9 @@ import pytest
 from eval_runs import (
     MEASURES,
     assert_one_error,
-    copy_warehouse,
     independent,
     make_run,
     measure_args,
-    read_judgments,
     run_cli,
     write_run,
 )
@@ -25,21 +23,6 @@ from csrwh.reading import eval_sidecar as S
 from csrwh.reading import evaluate as E
 from csrwh.reading.dashboard import PAGES_DIR
 from csrwh.reading.dashboard import queries as q
-
-
-@pytest.fixture(scope="module")
-def judgments(sample_warehouse: Path) -> dict[str, dict[str, dict[str, int]]]:
-    """kind -> topic -> doc -> grade, read from the mart with plain SQL."""
-    return read_judgments(sample_warehouse)
-
-
-# ---------------------------------------------------------------------------------------------
-
-
-@pytest.fixture()
-def warehouse_copy(sample_warehouse: Path, tmp_path: Path) -> Path:
-    """A copy of the sample (its folder gets the sidecar)."""
-    return copy_warehouse(sample_warehouse, tmp_path)
 
 
 def sha256(path: Path) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from unittest import mock
 
 import duckdb
 import pytest
@@ -87,15 +88,8 @@ CORRUPTIONS = {
 def warehouse(module_tmp_path: Path) -> Path:
     root = module_tmp_path
     generate(root / "data", scale=1, seed=0, corpora=["crsarena", "cosrec"])
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
-    try:
+    with mock.patch.dict(os.environ, CSRWH_DBT_TARGET_PATH=str(root / "target")):
         result = build(root / "data", root / "warehouse.duckdb", corpora=["crsarena", "cosrec"])
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
     assert result.published
     return root / "warehouse.duckdb"
 

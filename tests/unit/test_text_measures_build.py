@@ -8,8 +8,10 @@ RecLLMSim (English, Chinese and rated/labelled turns)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
+from unittest import mock
 
 import duckdb
 import pytest
@@ -38,23 +40,16 @@ TEST_SELECT = [
 
 @pytest.fixture(scope="module")
 def small_build(module_tmp_path: Path):
-    import os
-
     from ingest import run_ingest
 
     root = module_tmp_path
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
-    data = root / "data"
-    generate(data, scale=1, seed=11, corpora=["cosrec", "crsarena-dial", "recllmsim"])
-    warehouse = root / "small.duckdb"
-    run_ingest(data, warehouse, progress=False)
-    outcome = run_dbt(["build", *SELECT], warehouse, quiet=True)
-    yield warehouse, outcome
-    if saved is None:
-        os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-    else:
-        os.environ["CSRWH_DBT_TARGET_PATH"] = saved
+    with mock.patch.dict(os.environ, CSRWH_DBT_TARGET_PATH=str(root / "target")):
+        data = root / "data"
+        generate(data, scale=1, seed=11, corpora=["cosrec", "crsarena-dial", "recllmsim"])
+        warehouse = root / "small.duckdb"
+        run_ingest(data, warehouse, progress=False)
+        outcome = run_dbt(["build", *SELECT], warehouse, quiet=True)
+        yield warehouse, outcome
 
 
 def _failed(outcome) -> str:

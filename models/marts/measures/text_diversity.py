@@ -41,20 +41,7 @@ from __future__ import annotations
 
 from csrwh.building.partitions import code_version, corpus_digests, partitions, sql_list
 from csrwh.measures.distinct_n import SCHEMA
-from csrwh.measures.diversity import corpus_rows
-
-#: The inputs of a corpus's rows: a corpus whose rows of these columns are unchanged keeps
-#: its rows (``csrwh.building.partitions``).
-INPUT_COLUMNS = (
-    "conversation_id",
-    "turn_index",
-    "role",
-    "text",
-    "subset",
-    "system_id",
-    "source_path",
-    "source_record_index",
-)
+from csrwh.measures.diversity import INPUT_COLUMNS, corpus_rows
 
 
 def model(dbt, session):

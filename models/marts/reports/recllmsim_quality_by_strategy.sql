@@ -6,15 +6,7 @@
 
 with
 
-measures as (
-    select * from {{ ref('recllmsim_conversation_measures') }}
-),
-
-labels as (
-    select * from {{ ref('behaviour_labels') }}
-    where corpus = 'recllmsim'
-        and is_final
-),
+{{ recllmsim_final_labels() }},
 
 scores as (
     select conversation_id, user_side, release, 'Detail Level' as aspect, detail_level as value from measures

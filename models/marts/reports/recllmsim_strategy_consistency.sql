@@ -8,15 +8,7 @@
 
 with
 
-measures as (
-    select * from {{ ref('recllmsim_conversation_measures') }}
-),
-
-labels as (
-    select * from {{ ref('behaviour_labels') }}
-    where corpus = 'recllmsim'
-        and is_final
-),
+{{ recllmsim_final_labels() }},
 
 per_label as (
     select

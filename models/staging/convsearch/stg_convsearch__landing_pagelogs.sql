@@ -6,29 +6,7 @@ source as (
 
 ),
 
-{#- Memory (BENCHMARKS.md, issue 14): the payload is parsed once, by one from_json that keeps
-    only the page-log fields (as text, so the casts below see what `->>` gave), and the page
-    logs are unnested in the select list. A lateral `cross join unnest(...)` is decorrelated by
-    DuckDB into a hash join on the whole payload, and one `->>` per field re-parsed each page
-    log. Same rows. -#}
-queries as (
-
-    select
-        {{ json_struct('payload', {'id': 'VARCHAR', 'belong_dialog': 'VARCHAR', 'landingpage_pagelogs': [{'id': 'VARCHAR', 'url': 'VARCHAR', 'html_name': 'VARCHAR', 'helpfulness-pagelog': 'VARCHAR', 'dwell_time': 'VARCHAR', 'start_time': 'VARCHAR', 'end_time': 'VARCHAR'}]}) }} as query
-    from source
-
-),
-
-unnested as (
-
-    select
-        query.id as query_id,
-        query.belong_dialog as dialog_id,
-        -- two lists of the same length unnest side by side: each page log with its position
-        {{ unnest_with_index('query.landingpage_pagelogs', 'pagelog', 'pagelog_position') }}
-    from queries
-
-),
+{{ convsearch_pagelogs('landingpage_pagelogs', {'id': 'VARCHAR', 'url': 'VARCHAR', 'html_name': 'VARCHAR', 'helpfulness-pagelog': 'VARCHAR', 'dwell_time': 'VARCHAR', 'start_time': 'VARCHAR', 'end_time': 'VARCHAR'}) }},
 
 renamed as (
 

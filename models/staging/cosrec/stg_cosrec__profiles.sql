@@ -6,31 +6,21 @@ source as (
 
 ),
 
-unnested as (
-
-    select
-        source.record_key as conversation_id,
-        source.source_path,
-        user_profiles.entry.key as source_user_id,
-        user_profiles.entry.value as profile_summary
-    from source
-    {{ unnest_join(parse_json_object_entries(cosrec_keyed_value('source.payload')), 'user_profiles', 'entry') }}
-
-),
+{{ cosrec_user_entries('profile_summary') }},
 
 renamed as (
 
     select
         ----------  ids
-        conversation_id || '#' || source_user_id as conversation_user_id,
+        conversation_user_id,
         conversation_id,
         source_user_id,
 
         ----------  strings
-        regexp_extract(source_path, '^dataset/([^/]+)/', 1) as partition_name,
+        partition_name,
         {{ json_text('profile_summary') }} as profile_summary
 
-    from unnested
+    from per_user
 
 )
 
