@@ -253,6 +253,8 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
         "notes": result.notes,
         "rss_gate_mb": sampler.peak(*gate_window[:2]) if len(gate_window) >= 2 else None,
         "rss_top_nodes": _node_peaks(sampler, target) if result.dbt is not None else [],
+        # every dbt node's execution time (where a rebuild's dbt phase goes)
+        "dbt_timings": dict(result.dbt.timings) if result.dbt is not None else {},
         # each Python model's own time (dbt's execution time of the node)
         "python_models": {
             uid.rsplit(".", 1)[-1]: sec
@@ -271,6 +273,24 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
             )
         )
     return out
+
+
+def _functions_on_every_connection() -> None:
+    """The floor runs the SQL models that call the build's Python functions
+    (``csrwh/building/udfs.py``): register them on every DuckDB connection the floor child
+    opens, as the build's dbt-duckdb plugin does on dbt's."""
+    import duckdb
+
+    from csrwh.building.udfs import register_duckdb
+
+    connect = duckdb.connect
+
+    def connect_with_functions(*args, **kwargs):  # type: ignore[no-untyped-def]
+        con = connect(*args, **kwargs)
+        register_duckdb(con)
+        return con
+
+    duckdb.connect = connect_with_functions
 
 
 def _sibling(name: str):
@@ -364,6 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         if name == "build":
             result = child_build(*args)
         else:
+            _functions_on_every_connection()
             result = _sibling("build_floor").child_floor(*args)
             result["peak_rss_mb"] = _peak_rss_mb()
         print(json.dumps(result))

@@ -96,6 +96,18 @@ def report(data: Path, r: dict) -> None:
         "  Python models run (dbt node s): "
         + (", ".join(f"{k} {v:.1f}" for k, v in sorted(changed["python_models"].items())) or "none")
     )
+    timings = changed.get("dbt_timings") or {}
+    if timings:
+        kinds: dict[str, float] = {}
+        for uid, sec in timings.items():
+            kinds[uid.split(".")[0]] = kinds.get(uid.split(".")[0], 0.0) + sec
+        slowest = sorted(timings.items(), key=lambda kv: -kv[1])[:8]
+        print(
+            "  dbt node s summed (threads overlap): "
+            + ", ".join(f"{k} {v:.1f}" for k, v in sorted(kinds.items()))
+            + "; slowest: "
+            + ", ".join(f"{uid.split('.')[-1]} {sec:.1f}" for uid, sec in slowest)
+        )
     print(
         f"dbt parse, rebuild: {changed['dbt_parse_seconds'] or float('nan'):.1f} s "
         f"({'full: ' + changed['dbt_full_parse_reason'] if changed['dbt_full_parse_reason'] else 'partial'})"

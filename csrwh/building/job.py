@@ -261,7 +261,12 @@ class _Build(_DbtState, _Checks):
 
             self.enter("gate")
             step = time.perf_counter()
-            result.novelties = report_novelties(work, self.build_id, result.dbt, console)
+            # a selective rebuild with no project file changed scans only the re-ingested raw
+            # tables' key paths; _carry_over brings the others' outcomes
+            scanned = None if selection is None or selection.code_changed else selection.raw_tables
+            result.novelties = report_novelties(
+                work, self.build_id, result.dbt, console, raw_tables=scanned
+            )
             result.seconds["novelty"] = time.perf_counter() - step
             _record_build(work, self.build_id, self.data_dir, fingerprint, inputs)
             suites = None if selection is None else selection.suites(outcome)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-from csrwh.building.dbt_sources import by_source_ref, raw_tables
+from csrwh.building.dbt_sources import YAML_LOADER, by_source_ref, raw_tables
 from csrwh.config import PROJECT_ROOT
 
 SUITE = "lineage_completeness"
@@ -126,7 +126,7 @@ def load_spec(project_root: Path = PROJECT_ROOT) -> LineageSpec:
         spec.map_paths[name] = set(table.meta.get("json_map_paths") or [])
     raw_table = by_source_ref(project_root)
     for yml in sorted((project_root / "models").rglob("*.yml")):
-        doc = yaml.safe_load(yml.read_text(encoding="utf-8")) or {}
+        doc = yaml.load(yml.read_text(encoding="utf-8"), Loader=YAML_LOADER) or {}
         for model in doc.get("models") or []:
             meta = (model.get("config") or {}).get("meta") or {}
             paths = meta.get("json_paths_read")

@@ -9,6 +9,7 @@ new value is printed on one line and recorded in ``main.dq_results`` under the b
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from pathlib import Path
 
 from rich.console import Console
@@ -21,14 +22,22 @@ from csrwh.building.gate.run import ExpectationOutcome, ValidationReport, record
 OPEN_VOCABULARY = "open_vocabulary"
 
 
-def lineage_outcomes(database: Path) -> list[ExpectationOutcome]:
-    """One outcome per raw table: its unlisted JSON key paths (none = success)."""
+def lineage_outcomes(
+    database: Path, tables: Iterable[str] | None = None
+) -> list[ExpectationOutcome]:
+    """One outcome per raw table: its unlisted JSON key paths (none = success).
+
+    ``tables``: only these raw tables (a selective rebuild: the re-ingested ones; the others'
+    outcomes are carried over from the published build); default every raw table."""
     import duckdb
 
     from ingest.registry import raw_tables
 
     spec = lineage.load_spec()
-    tables = sorted(raw_tables())
+    known = raw_tables()
+    tables = sorted(known if tables is None else set(tables) & set(known))
+    if not tables:
+        return []
     with duckdb.connect(str(database), read_only=True) as con:
         unlisted = lineage.unlisted_paths(con, spec, tables)
     outcomes = []
@@ -111,10 +120,17 @@ def warning_lines(outcomes: list[ExpectationOutcome]) -> list[str]:
 
 
 def report(
-    database: Path, build_id: str, outcome: DbtOutcome | None, console: Console
+    database: Path,
+    build_id: str,
+    outcome: DbtOutcome | None,
+    console: Console,
+    raw_tables: Iterable[str] | None = None,
 ) -> list[str]:
-    """Find, print and record (in dq_results) what is new; return the warning lines."""
-    outcomes = lineage_outcomes(database) + open_vocabulary_outcomes(database, outcome)
+    """Find, print and record (in dq_results) what is new; return the warning lines.
+
+    ``raw_tables``: scan only these raw tables' key paths (a selective rebuild passes the
+    re-ingested ones when no project file changed; default every raw table)."""
+    outcomes = lineage_outcomes(database, raw_tables) + open_vocabulary_outcomes(database, outcome)
     lines = warning_lines(outcomes)
     for line in lines:
         console.print(f"  [yellow]![/yellow] {escape(line)}")

@@ -119,11 +119,13 @@ class _Selection:
 
 def _carry_over(database: Path, previous: str, build_id: str, outcome: DbtOutcome) -> None:
     """Copy into ``build_id`` the published build's dq_results of what this build did not check
-    again (suites not re-run, open_vocabulary tests dbt did not run), so the build's results
-    describe the whole warehouse. Their ``validated_at`` stays the original one."""
+    again (suites not re-run, open_vocabulary tests dbt did not run, the lineage completeness
+    of raw tables whose key paths were not scanned again), so the build's results describe
+    the whole warehouse. Their ``validated_at`` stays the original one."""
     import duckdb
 
     from csrwh.building.gate.suites import load_suites
+    from csrwh.building.lineage import SUITE as LINEAGE
     from csrwh.building.novelty import OPEN_VOCABULARY
 
     suites = [spec.name for spec in load_suites()]
@@ -149,8 +151,20 @@ def _carry_over(database: Path, previous: str, build_id: str, outcome: DbtOutcom
             "where published.run_id = ? and ("
             "  (list_contains(?, published.suite) and published.suite not in "
             "     (select suite from main.dq_results where run_id = ?))"
-            "  or (published.suite = ? and not list_contains(?, published.expectation)))",
-            [build_id, previous, suites, build_id, OPEN_VOCABULARY, executed],
+            "  or (published.suite = ? and not list_contains(?, published.expectation))"
+            "  or (published.suite = ? and published.table_name not in "
+            "     (select table_name from main.dq_results where run_id = ? and suite = ?)))",
+            [
+                build_id,
+                previous,
+                suites,
+                build_id,
+                OPEN_VOCABULARY,
+                executed,
+                LINEAGE,
+                build_id,
+                LINEAGE,
+            ],
         )
 
 

@@ -23,8 +23,10 @@ from csrwh import config
 from csrwh.building import BuildResult, _saved_state, build, state_dir
 from csrwh.building.gate.run import gate
 from csrwh.building.gate.suites import load_suites
+from csrwh.building.lineage import SUITE as LINEAGE
 from csrwh.errors import CsrwhError
 from csrwh.sample import generate
+from ingest.registry import raw_tables
 
 CHANGED_FILE = "cosrec/dataset/raw/conversations.jsonl"
 OTHER_CORPORA = ("crsarena", "recllmsim", "convsearch", "recoreact", "custom")
@@ -246,6 +248,25 @@ def test_dq_results_describe_the_whole_warehouse(history: History) -> None:
     carried = {r[0] for r in selective if r[0] in suites} - rerun
     assert "raw.cosrec__conversations" in rerun
     assert "raw.crsarena__votes" in carried and "raw.recllmsim__conversations" in carried
+
+
+def test_lineage_is_scanned_again_only_for_re_ingested_raw_tables(history: History) -> None:
+    """Issue 26: a selective rebuild lists the key paths of the raw tables it re-ingested only;
+    the other tables' lineage outcomes are carried over, equal to a full build's."""
+    query = (
+        "select table_name, expectation, success, cast(observed_value as varchar), "
+        "cast(offending_rows as varchar), validated_at from main.dq_results "
+        "where run_id = ? and suite = ?"
+    )
+    with duckdb.connect(str(history.warehouse), read_only=True) as con:
+        selective = con.execute(query, [history.selective.build_id, LINEAGE]).fetchall()
+    with duckdb.connect(str(history.reference), read_only=True) as con:
+        full = con.execute(query, [history.full.build_id, LINEAGE]).fetchall()
+    assert len(full) == len(raw_tables()) and len(selective) == len(full)
+    assert sorted(r[:5] for r in selective) == sorted(r[:5] for r in full)
+    started = history.selective_started
+    scanned = {r[0] for r in selective if r[5].replace(tzinfo=dt.UTC).timestamp() >= started}
+    assert scanned == {"raw.cosrec__conversations"}
 
 
 # --------------------------------------------------------------------------- fall back to full

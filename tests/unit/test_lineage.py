@@ -108,3 +108,38 @@ def test_declared_patterns(declared: str) -> None:
     spec = lineage.LineageSpec(reads={"t": {declared}})
     assert spec.covers("t", "$.strategy_V9.final.dim") is declared.startswith("$.strategy")
     assert spec.covers("t", "$.rating.*") is (declared == "$.rating.*")
+
+
+# --------------------------------------------------------------------------- its cost (issue 26)
+
+
+def test_the_project_yml_is_read_with_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every build reads the project's yml twice (raw tables, lineage spec): with PyYAML's
+    pure-Python loader that was ~0.9 CPU s, 5-6 s at load 25 (BENCHMARKS.md, issue 26)."""
+    import yaml
+
+    from csrwh.building import dbt_sources
+    from csrwh.building.lineage import load_spec
+
+    def pure_python(*args: object, **kwargs: object) -> None:
+        raise AssertionError("yaml.safe_load: the pure-Python loader")
+
+    monkeypatch.setattr(yaml, "safe_load", pure_python)
+    dbt_sources.raw_tables.cache_clear()
+    try:
+        spec = load_spec()
+    finally:
+        dbt_sources.raw_tables.cache_clear()
+    assert spec.reads and spec.unmodelled
+
+
+def test_libyaml_reads_the_project_yml_as_the_pure_python_loader() -> None:
+    import yaml
+
+    from csrwh.building.dbt_sources import YAML_LOADER
+
+    files = sorted((PROJECT_ROOT / "models").rglob("*.yml"))
+    assert files
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert yaml.load(text, Loader=YAML_LOADER) == yaml.load(text, Loader=yaml.SafeLoader), path

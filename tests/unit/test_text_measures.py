@@ -257,11 +257,73 @@ def test_macro_whitespace_class_is_pythons_isspace() -> None:
     assert found == {chr(i) for i in range(1, 12289) if chr(i).isspace()}
 
 
-def test_count_words_unit_test_fails_on_the_old_macro() -> None:
-    new = (
+def _rendered(macro: str, text: str = "text") -> str:
+    """The DuckDB body of one macro of macros/count_words.sql (``default__<name>``), rendered."""
+    import jinja2
+
+    source = (PROJECT_ROOT / "macros" / "count_words.sql").read_text(encoding="utf-8")
+    module = jinja2.Environment().from_string(source).module
+    return str(getattr(module, f"default__{macro}")(text)).strip()
+
+
+#: The macros before issue 26 (one list element per matched character), the reference values.
+LISTED = {
+    "count_han_chars": "length(regexp_extract_all(coalesce(text, ''), '\\p{Han}'))",
+    "count_letters": "length(regexp_extract_all(coalesce(text, ''), '\\p{L}'))",
+    "count_words": (
         "(length(regexp_extract_all(coalesce(text, ''), '\\p{Han}')) + length(regexp_extract_all("
-        f"regexp_replace(coalesce(text, ''), '\\p{{Han}}', ' ', 'g'), '[^{_macro_whitespace_class()}]+')))"
-    )
-    assert _run_macro_test(new) == []
+        "regexp_replace(coalesce(text, ''), '\\p{Han}', ' ', 'g'), "
+        f"'[^{_macro_whitespace_class()}]+')))"
+    ),
+}
+
+
+def test_count_words_unit_test_fails_on_the_old_macro() -> None:
+    assert _run_macro_test(_rendered("count_words")) == []
+    assert _run_macro_test(LISTED["count_words"]) == []
     failing = {row[0] for row in _run_macro_test(OLD_COUNT_WORDS)}
     assert {"a\u00a0b", "Hello \u00a0 world", "你好\u3000世界", "\u3000"} <= failing
+
+
+# --------------------------------------------------------------------------------------
+# The counting macros build no list of one string per character (issue 26)
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("macro", sorted(LISTED))
+def test_counting_macros_list_no_single_characters(macro: str) -> None:
+    """Han characters and letters are counted as the length of what is left once every other
+    character is removed; a list of one-character strings per text (``regexp_extract_all``
+    of ``\\p{Han}`` or ``\\p{L}``) made conversations and turns 2-3x slower on the real
+    corpora (BENCHMARKS.md, issue 26)."""
+    rendered = _rendered(macro)
+    for single in ("'\\p{Han}'", "'\\p{L}'"):
+        assert f"regexp_extract_all(coalesce(text, ''), {single})" not in rendered
+    assert "regexp_extract_all(regexp_replace(" not in rendered
+
+
+@pytest.mark.parametrize("macro", sorted(LISTED))
+def test_counting_macros_equal_the_listed_ones(macro: str) -> None:
+    """Every code point alone, and texts mixing Han, kana, letters, digits, marks, symbols
+    and every whitespace character: the same counts as the macros before issue 26."""
+    klass = _macro_whitespace_class()
+    texts = duckdb.sql(
+        "select chr(cast(i as integer)) as text from range(1, 1114112) t(i) "
+        "where i not between 55296 and 57343"
+    )
+    mixed = duckdb.sql(
+        "select * from (values ('你好 world'), ('你好，世界！Hello,world'), ('a' || chr(160) || 'b'),"
+        " ('你好' || chr(12288) || '世界'), ('カタカナと漢字 mixed'), ('٣ ا ب ت'), ('é x'),"
+        " ('🙂 emoji 🙂🙂'), (''), (null), ('  \t\n '), ('龘𠀀𪚥 ext-B')) v(text)"
+    )
+    whitespace = duckdb.sql(
+        "select 'x' || unnest(regexp_extract_all(s, '[" + klass + "]')) || '中y' as text from "
+        "(select string_agg(chr(cast(i as integer)), '') as s from range(1, 12289) t(i) "
+        "where i not between 55296 and 57343)"
+    )
+    for relation in (texts, mixed, whitespace):
+        differing = relation.query(
+            "t",
+            f"select text from t where {_rendered(macro)} is distinct from {LISTED[macro]}",
+        ).fetchall()
+        assert differing == [], differing[:5]
