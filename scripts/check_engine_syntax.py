@@ -1,13 +1,18 @@
-"""Reject DuckDB-only SQL in dbt models (issue 28 item 2): the same models build on DuckDB and on
-Spark, so engine-specific syntax lives in dispatched macros (macros/engine/, `duckdb__`/`default__`
-and `spark__` implementations), never in models/**/*.sql.
+"""Reject DuckDB-only SQL in the SQL dbt runs (issue 28 item 2): the same models and tests build
+on DuckDB and on Spark, so engine-specific syntax lives in dispatched macros (macros/engine/,
+`duckdb__`/`default__` and `spark__` implementations), never in models/**/*.sql, in the dbt tests
+(tests/dbt/**/*.sql, singular tests and their macros) or in the project's other macros.
 
-    python scripts/check_engine_syntax.py [models]   # exit 1 and one line per finding
+    python scripts/check_engine_syntax.py [folder ...]   # exit 1 and one line per finding
 
-Jinja comments, SQL `--` comments and the text inside single-quoted SQL literals are not
-checked (a JSONPath such as '$.a' is fine); what is inside `{{ ... }}` is (a DuckDB lambda passed
-to a macro as a string is still DuckDB). Models listed in NOT_YET_PORTED are skipped: they are
-the ones still to port, and the list may only shrink.
+Without arguments it checks :data:`SCANNED`: models/, tests/dbt/ and macros/ except
+macros/engine/ (the engine implementations). Jinja comments, SQL `--` comments and the text
+inside single-quoted SQL literals are not checked (a JSONPath such as '$.a' is fine); what is
+inside `{{ ... }}` is (a DuckDB lambda passed to a macro as a string is still DuckDB), except
+that a Jinja index there (`bounds[0]`) is no SQL list index. In a file under a `macros` folder
+the bodies of the dispatched implementations (`default__*`, `duckdb__*`, `spark__*` macros) and
+the Jinja statements (`{% set parts = [] %}`) are not SQL either and are skipped. Models listed in
+NOT_YET_PORTED are skipped: they are the ones still to port, and the list may only shrink.
 """
 
 from __future__ import annotations
@@ -17,6 +22,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: what a run without arguments checks (folders under the project root)
+SCANNED = ("models", "tests/dbt", "macros")
+#: where the engine implementations live: not checked
+ENGINE_MACROS = "macros/engine"
 
 
 def _word(pattern: str) -> re.Pattern[str]:
@@ -70,10 +80,19 @@ FORBIDDEN: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\w\[\s*\d+\s*\]"), "list index [n] (0-based on Spark)", "array_at(list, n)"),
 ]
 
+#: the patterns a Jinja expression's own syntax also matches: checked outside ``{{ ... }}`` only
+_SQL_ONLY = frozenset({"list index [n] (0-based on Spark)"})
+
 #: Models still to port to Spark (paths under models/); the check skips them. Only shrink it.
 NOT_YET_PORTED: frozenset[str] = frozenset()
 
 _JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.DOTALL)
+_JINJA_EXPRESSION = re.compile(r"\{\{.*?\}\}", re.DOTALL)
+_JINJA_STATEMENT = re.compile(r"\{%.*?%\}", re.DOTALL)
+#: a dispatched implementation's body: from its ``macro`` tag to its ``endmacro`` tag
+_ENGINE_BODY = re.compile(
+    r"\{%-?\s*macro\s+(?:default|duckdb|spark)__\w+\s*\(.*?\{%-?\s*endmacro\s*-?%\}", re.DOTALL
+)
 _SQL_COMMENT = re.compile(r"--[^\n]*")
 _SQL_STRING = re.compile(r"'(?:[^']|'')*'")
 
@@ -83,8 +102,11 @@ def _blank(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
 
 
-def _strip(sql: str) -> str:
+def _strip(sql: str, macro_file: bool = False) -> str:
     sql = _JINJA_COMMENT.sub(_blank, sql)
+    if macro_file:
+        sql = _ENGINE_BODY.sub(_blank, sql)
+        sql = _JINJA_STATEMENT.sub(_blank, sql)
     sql = _SQL_STRING.sub(lambda m: "'" + " " * (len(m.group(0)) - 2) + "'", sql)
     return _SQL_COMMENT.sub(_blank, sql)
 
@@ -101,41 +123,51 @@ def project_macros(root: Path = ROOT) -> frozenset[str]:
     )
 
 
-def findings(path: Path, root: Path = ROOT) -> list[str]:
-    """One 'file:line: construct (use ...)' line per DuckDB-only construct in a model file."""
-    text = _strip(path.read_text(encoding="utf-8"))
+def findings(path: Path, root: Path | None = None) -> list[str]:
+    """One 'file:line: construct (use ...)' line per DuckDB-only construct in a dbt SQL file
+    (a model, a dbt test, a macro); names relative to ``root`` (default :data:`ROOT`)."""
+    root = ROOT if root is None else root
+    text = _strip(path.read_text(encoding="utf-8"), macro_file="macros" in path.parts)
+    sql_only = _JINJA_EXPRESSION.sub(_blank, text)
     name = path.relative_to(root) if path.is_relative_to(root) else path
     macros = project_macros(root)
     found = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, (line, sql_line) in enumerate(
+        zip(text.splitlines(), sql_only.splitlines(), strict=True), start=1
+    ):
         for pattern, what, instead in FORBIDDEN:
-            for match in pattern.finditer(line):
+            for match in pattern.finditer(sql_line if what in _SQL_ONLY else line):
                 called = re.match(r"\w+", match.group(0))
                 if called and called.group(0) in macros:
                     continue
-                found.append(f"{name}:{number}: DuckDB-only {what} in a model (use {instead})")
+                found.append(f"{name}:{number}: DuckDB-only {what} in dbt SQL (use {instead})")
                 break
     return found
 
 
-def check(models: Path, root: Path = ROOT) -> list[str]:
+def check(folder: Path, root: Path | None = None) -> list[str]:
+    """The findings of every ``*.sql`` under ``folder`` but macros/engine/ and NOT_YET_PORTED."""
+    root = ROOT if root is None else root
     found = []
-    for path in sorted(models.rglob("*.sql")):
-        if path.relative_to(models).as_posix() in NOT_YET_PORTED:
+    engine = (root / ENGINE_MACROS).resolve()
+    for path in sorted(folder.rglob("*.sql")):
+        if path.resolve().is_relative_to(engine):
+            continue
+        if path.relative_to(folder).as_posix() in NOT_YET_PORTED:
             continue
         found.extend(findings(path, root))
     return found
 
 
 def main(argv: list[str]) -> int:
-    models = Path(argv[0]) if argv else ROOT / "models"
-    found = check(models.resolve())
+    folders = [Path(arg) for arg in argv] if argv else [ROOT / name for name in SCANNED]
+    found = [line for folder in folders for line in check(folder.resolve())]
     for line in found:
         print(line)
     if found:
         print(
-            f"{len(found)} DuckDB-only construct(s) in models/: put them behind a dispatched "
-            "macro (macros/engine/) so the model builds on Spark too",
+            f"{len(found)} DuckDB-only construct(s) in {', '.join(str(f) for f in folders)}: "
+            "put them behind a dispatched macro (macros/engine/) so it builds on Spark too",
             file=sys.stderr,
         )
     return 1 if found else 0

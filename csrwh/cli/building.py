@@ -249,10 +249,15 @@ def _build_spark(
         f"{result.build_id}; {escape(result.summary())})",
         soft_wrap=True,
     )
+    from csrwh.building.spark import duckdb_pass_models
+
+    by_duckdb = set(duckdb_pass_models())
     for name, why in sorted(result.excluded.items()):
-        console.print(
-            f"  excluded on Spark: {name} (and what is built from it): {why}", markup=False
-        )
+        if name in by_duckdb:
+            line = f"  built by DuckDB over the Spark tables: {name}: {why}"
+        else:
+            line = f"  excluded on Spark: {name} (and what is built from it): {why}"
+        console.print(line, markup=False)
     console.print(
         f"Compare with the DuckDB build: python -m csrwh.building.spark_parity --warehouse "
         f"{config.resolve_warehouse(warehouse)}",

@@ -12,10 +12,33 @@ from ingest.readers.stage import strip_bom
 from ingest.spec import CheckContext, Format, RecordCheck
 
 
+class _KeyWrittenTwice(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _one_value_per_key(pairs: list[tuple[str, object]]) -> dict:
+    """``json.loads``' object hook: the object as a dict, or :class:`_KeyWrittenTwice`."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _KeyWrittenTwice(key)
+            seen.add(key)
+    return out
+
+
 def apply_check(stage: pa.Table, check: RecordCheck, state: dict) -> pa.Table:
     """Run a FileSpec's ``check`` over the staged good records (in stage order); a record it
     gives a reason for becomes a reject: error = the reason, raw_bytes = its verbatim bytes
-    (kept by the reader, else its source text or payload), nothing of it lands."""
+    (kept by the reader, else its source text or payload), nothing of it lands.
+
+    A checked record that writes a key twice in one object, at any depth, is rejected before
+    the check (``key "<key>" is written twice ...``): JSON readers differ on which value wins
+    (Python keeps the last; DuckDB's ``from_json`` to a ``MAP`` gives NULL; Spark's maps refuse
+    duplicate keys), so the two engines would read such a record differently."""
     errors = stage.column("error").to_pylist()
     payloads = stage.column("payload").to_pylist()
     paths = stage.column("source_path").to_pylist()
@@ -26,7 +49,13 @@ def apply_check(stage: pa.Table, check: RecordCheck, state: dict) -> pa.Table:
         if error is not None or payload is None:
             continue
         try:
-            record = json.loads(payload)
+            record = json.loads(payload, object_pairs_hook=_one_value_per_key)
+        except _KeyWrittenTwice as exc:
+            shown = json.dumps(exc.key, ensure_ascii=False)
+            reason = (
+                f"key {shown} is written twice in one object (one value per key: JSON "
+                "readers differ on which one wins)"
+            )
         except RecursionError:
             reason = "JSON nested too deeply to check (more than ~1000 levels)"
         except ValueError as exc:

@@ -6,9 +6,54 @@
     Spark posexplodes the messages (positions from 0, as message_index) and takes the
     annotation of the same position with try_element_at (1-based; NULL past the end). On Spark
     every JSON value is in the form macros/engine/json_text.sql documents.
+
+    The engine bodies write the CTEs parsed, unnested and annotated (`annotated`: source_path,
+    record_index, message as a map of its keys, message_index, annotation); the columns,
+    `renamed`, are written once below, through json_text and list_transform.
 -#}
 {% macro custom_message_fields(source_cte) -%}
-    {{ return(adapter.dispatch('custom_message_fields', 'csrwh')(source_cte)) }}
+{{ adapter.dispatch('custom_message_fields', 'csrwh')(source_cte) }},
+
+renamed as (
+
+    select
+        ----------  ids
+        -- the raw record the message belongs to (ids may be missing or repeated there)
+        source_path,
+        record_index,
+
+        ----------  strings
+        {{ json_text("message['role']") }} as role,
+        -- `text`, or `content` (the chat-template name `csrwh export` writes) when there is no `text`
+        case
+            when message['text'] is not null then {{ json_text("message['text']") }}
+            else {{ json_text("message['content']") }}
+        end as message_text,
+        -- ["<label>", ...], JSON (unnested in int_custom__intents_conformed)
+        message['labels'] as labels,
+        -- a number, JSON (a value that is not one is kept as written in ratings.raw_value)
+        message['rating'] as rating,
+        -- the message's element of `turn_annotations` (as `csrwh export` writes it):
+        -- its intents [{"label", "annotator"?, "is_primary"?}] and its ratings, one entry per
+        -- rating as in stg_custom__conversations.rating_entries
+        annotation.intents as annotation_intents,
+        {{ list_transform(
+            "annotation.ratings",
+            "entry",
+            custom_rating_entry(
+                "entry.aspect", "entry.value", "entry.raw_value", "entry.rater_id",
+                "entry.rater_kind", "entry.comment"
+            )
+        ) }} as annotation_ratings,
+
+        ----------  numerics
+        -- 0-based position in the `messages` array
+        cast(message_index as integer) as message_index
+
+    from annotated
+    where message_index is not null
+
+)
 {%- endmacro %}
 
 {% macro default__custom_message_fields(source_cte) -%}
@@ -50,46 +95,6 @@ annotated as (
         ) as annotation
     from unnested
 
-),
-
-renamed as (
-
-    select
-        ----------  ids
-        -- the raw record the message belongs to (ids may be missing or repeated there)
-        source_path,
-        record_index,
-
-        ----------  strings
-        message['role'] ->> '$' as role,
-        -- `text`, or `content` (the chat-template name `csrwh export` writes) when there is no `text`
-        case
-            when message['text'] is not null then message['text'] ->> '$'
-            else message['content'] ->> '$'
-        end as message_text,
-        -- ["<label>", ...], JSON (unnested in int_custom__intents_conformed)
-        message['labels'] as labels,
-        -- a number, JSON (a value that is not one is kept as written in ratings.raw_value)
-        message['rating'] as rating,
-        -- the message's element of `turn_annotations` (as `csrwh export` writes it):
-        -- its intents [{"label", "annotator"?, "is_primary"?}] and its ratings, one entry per
-        -- rating as in stg_custom__conversations.rating_entries
-        annotation.intents as annotation_intents,
-        list_transform(
-            annotation.ratings,
-            lambda entry: {{ custom_rating_entry(
-                "entry.aspect", "entry.value", "entry.raw_value", "entry.rater_id",
-                "entry.rater_kind", "entry.comment"
-            ) }}
-        ) as annotation_ratings,
-
-        ----------  numerics
-        -- 0-based position in the `messages` array
-        cast(message_index as integer) as message_index
-
-    from annotated
-    where message_index is not null
-
 )
 {%- endmacro %}
 
@@ -129,38 +134,6 @@ annotated as (
             || 'ratings: {{ custom_rating_list_structure() }}>'
         ) as annotation
     from unnested
-
-),
-
-renamed as (
-
-    select
-        ----------  ids
-        source_path,
-        record_index,
-
-        ----------  strings
-        message['role'] as role,
-        case
-            when message['text'] is not null then message['text']
-            else message['content']
-        end as message_text,
-        message['labels'] as labels,
-        message['rating'] as rating,
-        annotation.intents as annotation_intents,
-        transform(
-            annotation.ratings,
-            entry -> {{ custom_rating_entry(
-                "entry.aspect", "entry.value", "entry.raw_value", "entry.rater_id",
-                "entry.rater_kind", "entry.comment"
-            ) }}
-        ) as annotation_ratings,
-
-        ----------  numerics
-        cast(message_index as integer) as message_index
-
-    from annotated
-    where message_index is not null
 
 )
 {%- endmacro %}

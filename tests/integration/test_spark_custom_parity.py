@@ -8,6 +8,11 @@ registers, the custom models and their tests on a local SparkSession; every rela
 custom models hand to the marts is then compared in DuckDB, each column as text, EXCEPT ALL
 both ways.
 
+Besides the sample's lines, one file of edge cases the engines used to read differently: a line
+that writes a key twice (at the top, in a message) and a ``messages`` element that is not an
+object (a string, a number). Ingest rejects each of them, the same way for both engines (file,
+line, one-line reason in ``raw.rejected_records``), and the good lines of that file land on both.
+
 Needs the ``spark`` extra and Java (``make setup-spark``); skipped without them unless CI is
 set, where that is a failure.
 """
@@ -35,6 +40,32 @@ RELATIONS = (
 )
 
 
+#: (line, expected reject reason or None: lands) of custom/edge/edge.jsonl
+EDGE_LINES = (
+    ('{"id": "e1", "messages": [{"role": "user", "text": "fine"}]}', None),
+    (
+        '{"id": "e2", "subset": "a", "subset": "b", "messages": [{"role": "user", "text": "x"}]}',
+        'key "subset" is written twice in one object',
+    ),
+    (
+        '{"id": "e3", "messages": [{"role": "user", "text": "x", "text": "y"}]}',
+        'key "text" is written twice in one object',
+    ),
+    ('{"id": "e4", "messages": ["a string"]}', "message 0 is not an object"),
+    (
+        '{"id": "e5", "messages": [{"role": "user", "text": "x"}, 42]}',
+        "message 1 is not an object",
+    ),
+    (
+        (
+            '{"id": "e6", "messages": [{"role": "user", "text": "last", "lang": "en"}], '
+            '"metadata": {"k": [1, {"a": null}]}}'
+        ),
+        None,
+    ),
+)
+
+
 @pytest.fixture(scope="module")
 def custom_on_both(module_tmp_path: Path):
     try:
@@ -55,8 +86,11 @@ def custom_on_both(module_tmp_path: Path):
     data = root / "data"
     data.mkdir()
     shutil.copytree(sample / "custom", data / "custom")
+    edge = data / "custom" / "edge" / "edge.jsonl"
+    edge.parent.mkdir()
+    edge.write_text("".join(text + "\n" for text, _ in EDGE_LINES), encoding="utf-8")
     warehouse = root / "warehouse" / "custom.duckdb"
-    assert build(data, warehouse, gates=[]).published
+    assert build(data, warehouse, gates=[], allow_rejects=True).published
 
     work = root / "spark-work"
     raw_dir = root / "raw"
@@ -86,6 +120,25 @@ def custom_on_both(module_tmp_path: Path):
         spark._stop_spark()
         os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
     yield warehouse, outcome, out
+
+
+def test_edge_lines_are_rejected_the_same_way_for_both_engines(custom_on_both) -> None:
+    warehouse, _, _ = custom_on_both
+    ingest_db = warehouse.parent.parent / "ingest.duckdb"  # what the Spark build read
+    query = (
+        "select line_number, error from raw.rejected_records "
+        "where source_path = 'edge/edge.jsonl' order by line_number"
+    )
+    got = {}
+    for name, path in (("duckdb", warehouse), ("spark", ingest_db)):
+        with duckdb.connect(str(path), read_only=True) as con:
+            got[name] = con.execute(query).fetchall()
+    assert got["duckdb"] == got["spark"]
+    want = [(n, why) for n, (_, why) in enumerate(EDGE_LINES, start=1) if why is not None]
+    assert [n for n, _ in got["duckdb"]] == [n for n, _ in want]
+    for (n, error), (_, why) in zip(got["duckdb"], want, strict=True):
+        assert error.startswith(why), (n, error)
+    assert all("\n" not in error for _, error in got["duckdb"])
 
 
 def test_custom_models_build_on_spark(custom_on_both) -> None:

@@ -255,6 +255,38 @@ def test_records_that_break_the_format_are_rejected_verbatim_with_line_and_reaso
     assert files == [("alpha/a.jsonl", 2, 7), ("alpha/b.jsonl", 1, 11), ("beta/c.jsonl", 1, 0)]
 
 
+def test_a_key_written_twice_is_rejected_naming_the_key_file_and_line(tmp_path, duck):
+    """A line that writes a key twice in one object (at the top, in a message, deeper) is one
+    reject naming the key: JSON readers differ on which value wins, so the DuckDB and the Spark
+    build would read it differently (issue 28); the other lines land."""
+    lines = [
+        line(chat("c1")),
+        '{"id": "c2", "subset": "a", "subset": "b", "messages": [{"role": "user", "text": "x"}]}',
+        '{"id": "c3", "messages": [{"role": "user", "text": "x", "text": "y"}]}',
+        '{"id": "c4", "messages": [{"role": "user", "text": "x"}], "metadata": {"k": 1, "k": 2}}',
+        line(chat("c5")),
+    ]
+    write_lines(tmp_path, "alpha/a.jsonl", lines)
+    s = ingest(tmp_path, duck)
+    assert (s.records_loaded, s.records_rejected) == (2, 3)
+    rejects = duck.execute(
+        "select source_path, line_number, error, raw_text from raw.rejected_records "
+        "order by line_number"
+    ).fetchall()
+    why = (
+        "is written twice in one object (one value per key: JSON readers differ on which one wins)"
+    )
+    assert rejects == [
+        ("alpha/a.jsonl", 2, f'key "subset" {why}', lines[1]),
+        ("alpha/a.jsonl", 3, f'key "text" {why}', lines[2]),
+        ("alpha/a.jsonl", 4, f'key "k" {why}', lines[3]),
+    ]
+    landed = duck.execute(
+        "select record_key from raw.custom__conversations order by line_number"
+    ).fetchall()
+    assert landed == [("c1",), ("c5",)]
+
+
 def test_a_rejected_record_keeps_its_verbatim_bytes_crlf_bom_and_all(tmp_path, duck, write_file):
     bad = '{"id": "c2", "messages": [{"role": "bot", "text": "caf\u00e9"}]}'
     good = line(chat("c1"))

@@ -1,6 +1,7 @@
 """The lint gate's engine check (scripts/check_engine_syntax.py, issue 28 item 2): DuckDB-only
-SQL in a model fails with file, line and construct; the portable macro spelling passes; the
-list of models still to port names only files that exist and still need it."""
+SQL in a model, a dbt test or a macro outside macros/engine/ fails with file, line and
+construct; the portable macro spelling passes; the list of models still to port names only
+files that exist and still need it."""
 
 from __future__ import annotations
 
@@ -54,6 +55,55 @@ def run(models: Path) -> subprocess.CompletedProcess:
 def test_the_models_pass(tmp_path: Path) -> None:
     result = run(PROJECT_ROOT / "models")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_project_passes_without_arguments() -> None:
+    """What `make lint` runs: models/, tests/dbt/ and macros/ but the engine implementations."""
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_duckdb_only_sql_in_a_dbt_test_or_a_macro_fails_the_default_run(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """A run without arguments checks the dbt tests and the macros too, not only the models:
+    a DuckDB-only construct in a singular test, in a macro of tests/dbt/macros or in a
+    non-dispatched project macro is a finding; the engine implementations (macros/engine/,
+    and default__/spark__ bodies elsewhere) and Jinja's own lists and indexes are not."""
+    files = {
+        "models/staging/stg_x.sql": PORTABLE,
+        "tests/dbt/marts/test_x.sql": "select * from {{ ref('x') }} where payload ->> '$.a' is null\n",
+        "tests/dbt/macros/test_y.sql": (
+            "{% macro test_y(model) %}\nselect len(items) from {{ model }}\n{% endmacro %}\n"
+        ),
+        "macros/z.sql": (
+            "{% macro z(column) -%}\n{{ return(adapter.dispatch('z', 'csrwh')(column)) }}\n"
+            "{%- endmacro %}\n"
+            "{% macro default__z(column) -%}\n{{ column }}::varchar\n{%- endmacro %}\n"
+            "{% macro z_list(columns) -%}\n{%- set parts = [] -%}\n"
+            "{{ columns[0] }}, list(x order by y)\n{%- endmacro %}\n"
+        ),
+        "macros/engine/z.sql": "{% macro spark__z(column) %}transform(x, y -> y){% endmacro %}\n",
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text, encoding="utf-8")
+    monkeypatch.setattr(check_engine_syntax, "ROOT", tmp_path)
+    assert check_engine_syntax.main([]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    # one line per finding, in the order models/, tests/dbt/, macros/
+    assert [line.split(": DuckDB-only ")[0] for line in lines] == [
+        "tests/dbt/macros/test_y.sql:2",
+        "tests/dbt/marts/test_x.sql:1",
+        "macros/z.sql:9",
+    ], lines
+    assert [line.split(": DuckDB-only ")[1].split(" in dbt SQL")[0] for line in lines] == [
+        "len()",
+        "JSON operator ->>",
+        "aggregate list()",
+    ], lines
 
 
 def test_portable_spelling_passes(tmp_path: Path) -> None:
