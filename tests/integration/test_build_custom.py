@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from unittest import mock
 
 import duckdb
 import pytest
@@ -33,19 +34,12 @@ from csrwh.errors import CsrwhError
 @pytest.fixture(scope="module")
 def custom_build(module_tmp_path: Path):
     root = module_tmp_path
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
-    data = root / "data"
-    write_custom_data(data)
-    warehouse = root / "warehouse" / "custom.duckdb"
-    try:
+    with mock.patch.dict(os.environ, CSRWH_DBT_TARGET_PATH=str(root / "target")):
+        data = root / "data"
+        write_custom_data(data)
+        warehouse = root / "warehouse" / "custom.duckdb"
         result = build(data, warehouse, gates=[gate])  # what `csrwh build` runs
         yield data, warehouse, result
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
 
 
 def test_a_data_folder_with_only_custom_corpora_builds_and_publishes(custom_build) -> None:

@@ -24,13 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from csrwh.building import build
 from csrwh.config import PROJECT_ROOT
 from csrwh.reading import report
 
 pytestmark = pytest.mark.integration
 
-from shared_corpora import SHARED_CORPORA, require_real_corpora
+from shared_corpora import SHARED_CORPORA
 
 REAL = SHARED_CORPORA
 FOLDERS = {"cosrec": "cosrec", "crsarena-dial": "crsarena", "recllmsim": "recllmsim"}
@@ -50,24 +49,10 @@ UNIT = Path(__file__).resolve().parents[1] / "unit"
 expected = _load("test_report_expected", UNIT / "test_report_expected.py")
 
 
-_require_real = require_real_corpora
-
-
 @pytest.fixture(scope="module")
-def real(module_tmp_path: Path):
-    data = _require_real()
-    root = module_tmp_path
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(root / "target")
-    try:
-        result = build(data, root / "warehouse" / "csr.duckdb")
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
-    assert result.published
-    warehouse = root / "warehouse" / "csr.duckdb"
+def real(real_corpora: Path, real_warehouse: Path, module_tmp_path: Path):
+    """The session's real-corpora warehouse (tests/conftest.py) and two reports of it."""
+    data, warehouse, root = real_corpora, real_warehouse, module_tmp_path
     t0 = time.perf_counter()
     first = report.build_report(warehouse, root / "run1", progress=False)
     seconds = time.perf_counter() - t0

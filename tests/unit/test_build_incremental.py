@@ -15,6 +15,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 import duckdb
 import pytest
@@ -65,9 +66,7 @@ def _drop_last_line(path: Path) -> None:
 def history(module_tmp_path: Path) -> History:
     root = module_tmp_path
     target = root / "target"
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(target)
-    try:
+    with mock.patch.dict(os.environ, CSRWH_DBT_TARGET_PATH=str(target)):
         data = root / "data"
         generate(data, scale=1, seed=11)
         warehouse = root / "wh" / "csr.duckdb"
@@ -81,11 +80,6 @@ def history(module_tmp_path: Path) -> History:
         reference = root / "reference" / "csr.duckdb"
         full = build(data, reference, gates=[gate], allow_rejects=True, full_refresh=True)
         assert full.published
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
     return History(data, warehouse, reference, target, cold, selective, started, full, manifest)
 
 

@@ -18,6 +18,7 @@ import re
 import shutil
 import struct
 from pathlib import Path
+from unittest import mock
 
 import polars as pl
 import pytest
@@ -41,15 +42,8 @@ ARTEFACTS = Path(os.environ.get("CSRWH_REPORT_ARTIFACTS") or PROJECT_ROOT / "rep
 
 
 def _build(data: Path, warehouse: Path, target: Path, corpora: list[str] | None = None) -> None:
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(target)
-    try:
+    with mock.patch.dict(os.environ, CSRWH_DBT_TARGET_PATH=str(target)):
         result = build(data, warehouse, corpora=corpora)
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
     assert result.published
 
 
