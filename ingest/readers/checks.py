@@ -37,8 +37,8 @@ def apply_check(stage: pa.Table, check: RecordCheck, state: dict) -> pa.Table:
 
     A checked record that writes a key twice in one object, at any depth, is rejected before
     the check (``key "<key>" is written twice ...``): JSON readers differ on which value wins
-    (Python keeps the last; DuckDB's ``from_json`` to a ``MAP`` gives NULL; Spark's maps refuse
-    duplicate keys), so the two engines would read such a record differently."""
+    (Python's ``json`` and Spark's ``from_json`` to a map keep the last; DuckDB's ``from_json``
+    to a ``MAP`` gives NULL), so the two engines would read such a record differently."""
     errors = stage.column("error").to_pylist()
     payloads = stage.column("payload").to_pylist()
     paths = stage.column("source_path").to_pylist()
