@@ -4,8 +4,9 @@
 -- cookbook's answers); tests/integration/test_readme_figures_real.py fails when one differs
 -- from a build of ../shared/corpora. Each query returns one value: an integer is written with
 -- thousands separators, anything else as text. `{flagged:SUITE:EXPECTATION}` stands for the
--- rows that expectation (expectations/**/*.yml, an unexpected_rows_expectation) flags, as the
--- build's gate counts them.
+-- rows that expectation (expectations/**/*.yml) flags, as the build's gate counts them: an
+-- unexpected_rows_expectation's own query, or the rows a failed built-in names (its suite's
+-- index_columns and the column, as text) in the gate's validation of the warehouse.
 
 -- figure: dq_history_alternation
 select count(*) from {flagged:raw.recllmsim__conversations:history_alternates_user_assistant};
@@ -53,8 +54,11 @@ select coalesce(string_agg(corpus || ' ' || n, ', ' order by corpus), 'none') fr
 -- figure: dq_repetitive_conversations
 select count(*) from {flagged:turns:repetitive_conversations};
 
--- figure: dq_votes_without_both_dialogues
-select count(*) from {flagged:votes:votes_without_both_dialogues};
+-- figure: dq_dialogue_a_linked
+select count(*) from {flagged:votes:dialogue_a_linked};
+
+-- figure: dq_dialogue_b_linked
+select count(*) from {flagged:votes:dialogue_b_linked};
 
 -- figure: dq_personalised_topics
 select count(*) from {flagged:relevance_judgments:personalised_judgments_have_users};

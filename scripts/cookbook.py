@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import re
 import sys
 from pathlib import Path
@@ -67,49 +68,83 @@ FLAGGED = re.compile(r"\{flagged:([\w.]+):(\w+)\}")
 
 
 @functools.cache
-def _flagging() -> dict[tuple[str, str], tuple[str, str]]:
-    """(suite, expectation) -> (the query of the rows it flags, its severity), for every
-    unexpected_rows_expectation of expectations/ as the gate reads them
+def _flagging() -> dict[tuple[str, str], tuple[str | None, str]]:
+    """(suite, expectation) -> (the query of the rows it flags, or None for a GX built-in, and
+    its severity), for every expectation of expectations/ as the gate reads them
     (csrwh.building.gate.suites)."""
-    from csrwh.building.gate.suites import load_suites
+    from csrwh.building.gate.suites import SQL_TYPE, load_suites
 
     return {
         (suite.name, spec.name): (
-            spec.kwargs["unexpected_rows_query"].replace("{batch}", suite.table),
+            spec.kwargs["unexpected_rows_query"].replace("{batch}", suite.table)
+            if spec.type == SQL_TYPE
+            else None,
             spec.severity,
         )
         for suite in load_suites()
         for spec in suite.expectations
-        if spec.type == "unexpected_rows_expectation"
     }
 
 
-def flagged_sql(suite: str, expectation: str) -> str:
-    """The rows ``expectation`` of ``suite`` flags, as a parenthesised query."""
+@functools.cache
+def _gate(warehouse: Path):
+    """The gate's validation of ``warehouse`` (read-only, nothing recorded), for the suites
+    that hold a warning: the warnings it reports, and the rows each failed built-in names."""
+    from csrwh.building.gate.run import validate
+
+    suites = sorted(
+        {suite for (suite, _), (_, severity) in _flagging().items() if severity == "warning"}
+    )
+    return validate(
+        warehouse,
+        "cookbook",
+        suites=suites,
+        data_docs_dir=None,
+        record=False,
+        named_rows_limit=10**9,  # every row GX names, not the gate's first five
+    )
+
+
+def flagged_sql(suite: str, expectation: str, warehouse: Path) -> str:
+    """The rows ``expectation`` of ``suite`` flags, as a parenthesised query: an SQL
+    expectation's own query, or the rows a built-in names in the gate's validation (its suite's
+    index_columns and the column, as text)."""
     if (suite, expectation) not in _flagging():
-        raise SystemExit(f"{FIGURES}: no unexpected_rows_expectation {suite}:{expectation}")
-    return f"({_flagging()[suite, expectation][0].strip().rstrip(';')})"
+        raise SystemExit(f"{FIGURES}: no expectation {suite}:{expectation}")
+    query = _flagging()[suite, expectation][0]
+    if query is not None:
+        return f"({query.strip().rstrip(';')})"
+    from csrwh.building.gate.suites import load_suites
+
+    (spec,) = load_suites(select=[suite])
+    column = next(e for e in spec.expectations if e.name == expectation).kwargs.get("column")
+    columns = [*spec.index_columns, *([column] if column else [])]
+    outcome = next(
+        (o for o in _gate(warehouse).outcomes if (o.suite, o.expectation) == (suite, expectation)),
+        None,
+    )
+    if outcome is None:
+        raise SystemExit(f"{FIGURES}: {suite}:{expectation} is in no suite with a warning")
+    rows = json.dumps(outcome.named_rows or []).replace("'", "''")
+    select = ", ".join(f"r ->> '{c}' as \"{c}\"" for c in columns) or "r"
+    return f"(select {select} from (select unnest(from_json('{rows}', '[\"json\"]')) as r))"
 
 
 def flagged_warnings(warehouse: Path) -> set[tuple[str, str]]:
     """(suite, expectation) of every warning that flags rows in ``warehouse``: the warnings its
-    gate reports."""
-    out = set()
-    with duckdb.connect(str(warehouse), read_only=True) as con:
-        for (suite, name), (_, severity) in _flagging().items():
-            if severity == "warning":
-                sql = f"select count(*) from {flagged_sql(suite, name)}"
-                if con.execute(sql).fetchone()[0]:
-                    out.add((suite, name))
-    return out
+    gate reports, SQL and built-in alike."""
+    return {(o.suite, o.expectation) for o in _gate(warehouse).warnings}
 
 
 def render_figures(warehouse: Path) -> dict[str, str]:
     """name -> the figure's text, from docs/readme_figures.sql (one value per query)."""
+    queries = [
+        (name, FLAGGED.sub(lambda m: flagged_sql(m[1], m[2], warehouse), sql))
+        for name, sql in load_queries(FIGURES, marker="figure")
+    ]  # before opening the warehouse: the gate's validation opens it with its own settings
     out = {}
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        for name, sql in load_queries(FIGURES, marker="figure"):
-            sql = FLAGGED.sub(lambda m: flagged_sql(m[1], m[2]), sql)
+        for name, sql in queries:
             rows = con.execute(sql).fetchall()
             if len(rows) != 1 or len(rows[0]) != 1:
                 raise SystemExit(f"{FIGURES}: figure {name} gives {len(rows)} rows, not one value")

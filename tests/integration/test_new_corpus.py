@@ -454,5 +454,6 @@ def test_foos_own_suites_gated_its_build(foo_warehouse: Path):
     )
     assert ("foo__conversations", "one_conversation_per_ingested_record", True) in results
     assert ("foo__conversations", "turn_counts_match_raw", True) in results
-    assert ("raw.foo__dialogues", "records_well_formed", True) in results
+    assert ("raw.foo__dialogues", "corpus_matches_table", True) in results
+    assert ("raw.foo__dialogues", "source_path_in_upstream_layout", True) in results
     assert all(success for _, _, success in results)

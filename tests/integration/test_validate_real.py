@@ -36,8 +36,10 @@ KNOWN_WARNINGS = {
     "turns:empty_text_turns",
     # 2 RecLLMSim LLM-agent conversations repeat most of their messages (simulator loops).
     "turns:repetitive_conversations",
-    # 3 votes whose user has no dialogue with one of the two systems in that environment.
-    "votes:votes_without_both_dialogues",
+    # 3 votes whose user has no dialogue with one of the two systems in that environment (2
+    # without system_a's, 1 without system_b's).
+    "votes:dialogue_a_linked",
+    "votes:dialogue_b_linked",
     # 4,101 of 15,150 personalised judgments: qrels use user indices 0..n for a curated
     # conversation with n profile users (profiles.jsonl and keywords.jsonl agree on n), so
     # index n names no profile user (an upstream gap, or an off-by-one to check upstream).

@@ -426,7 +426,7 @@ def test_the_safety_net_checks_fail_on_a_corrupted_copy_naming_file_line_and_pro
     assert [(r["id"], r["occurrences"]) for r in found.pop("id_unique_within_corpus")] == [
         ("c1", "alpha/a.jsonl line 1, alpha/a.jsonl line 6")
     ]
-    assert set(found) == {"records_well_formed"}  # record_key NULL for the line without an id
+    assert set(found) == {"record_key_present"}  # record_key NULL for the line without an id
 
 
 def test_sample_is_deterministic_clean_and_passes_the_raw_suites(tmp_path):

@@ -132,3 +132,120 @@ def test_unknown_gx_version_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> Non
     finally:
         monkeypatch.undo()
         gx_duckdb.apply()
+
+
+# --- regex expectations: GX builds no regex SQL for the duckdb dialect; the fix maps it ------
+
+
+@pytest.fixture(scope="module")
+def texts(module_tmp_path: Path) -> Path:
+    path = module_tmp_path / "texts.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute(
+            "create table main.t as select * from (values "
+            "(1, 'abc', 'ab12', false), (2, 'xabcx', 'zz', null), (3, 'q', '', true), "
+            "(4, '  ', null, false)) as v(id, label, code, is_image)"
+        )
+    return path
+
+
+def _results_on(database: Path, expectations: list) -> list:
+    """GX's results of ``expectations`` on main.t, through a SQL datasource on DuckDB, in the
+    order given (GX returns them in an order of its own)."""
+    import great_expectations as gx
+
+    for i, expectation in enumerate(expectations):
+        expectation.meta = {"position": i}
+
+    context = gx.get_context(mode="ephemeral")
+    context.variables.progress_bars = {"globally": False, "metric_calculations": False}
+    datasource = context.data_sources.add_sql(
+        name="db",
+        connection_string=f"duckdb:///{database}",
+        kwargs={"connect_args": {"read_only": True}},
+    )
+    asset = datasource.add_query_asset(name="t", query="select * from main.t")
+    batch = asset.get_batch(asset.build_batch_request())
+    try:
+        result = batch.validate(
+            gx.ExpectationSuite(name="t", expectations=expectations),
+            result_format={"result_format": "COMPLETE", "unexpected_index_column_names": ["id"]},
+        )
+    finally:
+        datasource.get_execution_engine().close()
+        datasource.get_engine().dispose()
+    return sorted(result.results, key=lambda r: r.expectation_config.meta["position"])
+
+
+def _unexpected_ids(result) -> list[int]:
+    assert not result.exception_info.get("raised_exception"), result.exception_info
+    return sorted(row["id"] for row in result.result["unexpected_index_list"])
+
+
+def test_regex_expectations_fail_on_a_non_matching_value_on_duckdb(texts: Path) -> None:
+    """With the fix a value that does not match fails, one that matches passes, NULL is left to
+    the not-null expectations (GX's rule on every engine), and a regex searches the value as GX
+    documents (Pandas' str.contains): anchor it to match the whole value."""
+    import great_expectations.expectations as gxe
+
+    gx_duckdb.apply()
+    results = _results_on(
+        texts,
+        [
+            gxe.ExpectColumnValuesToMatchRegex(column="label", regex="abc"),
+            gxe.ExpectColumnValuesToMatchRegex(column="label", regex="^abc$"),
+            gxe.ExpectColumnValuesToNotMatchRegex(column="label", regex=r"^\s*$"),
+            gxe.ExpectColumnValuesToMatchRegex(column="code", regex="^[a-z]+[0-9]*$"),
+            gxe.ExpectColumnValuesToMatchRegexList(column="label", regex_list=["^a", "b"]),
+            gxe.ExpectColumnValuesToNotMatchRegexList(column="label", regex_list=["x", "q"]),
+        ],
+    )
+    assert [_unexpected_ids(r) for r in results] == [[3, 4], [2, 3, 4], [4], [3], [3, 4], [2, 3]]
+    assert [r.success for r in results] == [False] * 6
+
+
+def test_without_fix_gx_has_no_regex_for_duckdb(texts: Path) -> None:
+    """Documents the gap. If this fails after a GX upgrade, GX may map DuckDB's regex itself:
+    re-verify and drop the regex part of the fix (csrwh/building/gate/gx_duckdb.py)."""
+    import importlib
+
+    import great_expectations.expectations as gxe
+
+    gx_duckdb.apply()
+    try:
+        for name in gx_duckdb._REGEX_MODULES:  # the regex part only: results need the fetch fix
+            module = importlib.import_module(name)
+            module.get_dialect_regex_expression = module.get_dialect_regex_expression.__wrapped__
+        (result,) = _results_on(
+            texts, [gxe.ExpectColumnValuesToMatchRegex(column="label", regex="a")]
+        )
+    finally:
+        gx_duckdb.remove()
+        gx_duckdb.apply()
+    assert not result.success
+    assert "Regex is not supported for dialect duckdb" in str(result.exception_info)
+
+
+def test_row_conditions_filter_rows_on_duckdb(texts: Path) -> None:
+    """GX row conditions (its Condition objects, written in the suites as their dicts) run as
+    SQL on the DuckDB datasource: only the rows they select are checked."""
+    import great_expectations.expectations as gxe
+    from great_expectations.expectations.row_conditions import Column
+
+    gx_duckdb.apply()
+    not_an_image = Column("is_image").is_null() | (Column("is_image") == False)
+    results = _results_on(
+        texts,
+        [
+            gxe.ExpectColumnValuesToNotBeNull(column="code"),
+            gxe.ExpectColumnValuesToNotBeNull(column="code", row_condition=Column("id") < 4),
+            gxe.ExpectColumnValuesToNotMatchRegex(column="code", regex="^$"),
+            gxe.ExpectColumnValuesToNotMatchRegex(
+                column="code", regex="^$", row_condition=not_an_image
+            ),
+            gxe.ExpectColumnValuesToNotMatchRegex(
+                column="code", regex="^$", row_condition=not_an_image.dict()
+            ),
+        ],
+    )
+    assert [_unexpected_ids(r) for r in results] == [[4], [], [3], [], []]

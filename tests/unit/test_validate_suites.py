@@ -158,6 +158,78 @@ def test_mart_rules_check_finds_a_dbt_duplicate() -> None:
     assert "dwell_ms" in _model_rules(_mart_models()["serp_views"])["value_ranges"]
 
 
+# The raw-layer contract (docs/ARCHITECTURE.md), one built-in per column and rule in every raw
+# suite (expectations/_shared/raw_table.yml), where one SQL held them all: (type, kwargs) with
+# {corpus} and {layout} the suite's vars
+RAW_CONTRACT = {
+    "batch_id_present": ("expect_column_values_to_not_be_null", {"column": "batch_id"}),
+    "corpus_present": ("expect_column_values_to_not_be_null", {"column": "corpus"}),
+    "corpus_matches_table": (
+        "expect_column_values_to_be_in_set",
+        {"column": "corpus", "value_set": ["{corpus}"]},
+    ),
+    "source_path_present": ("expect_column_values_to_not_be_null", {"column": "source_path"}),
+    "source_path_in_upstream_layout": (
+        "expect_column_values_to_match_regex",
+        {"column": "source_path", "regex": "^({layout})$"},
+    ),
+    "record_index_present": ("expect_column_values_to_not_be_null", {"column": "record_index"}),
+    "record_index_not_negative": (
+        "expect_column_values_to_be_between",
+        {"column": "record_index", "min_value": 0},
+    ),
+    "record_key_present": ("expect_column_values_to_not_be_null", {"column": "record_key"}),
+    "file_sha256_present": ("expect_column_values_to_not_be_null", {"column": "file_sha256"}),
+    "file_sha256_is_a_sha256": (
+        "expect_column_values_to_match_regex",
+        {"column": "file_sha256", "regex": "^[0-9a-f]{64}$"},
+    ),
+    "ingested_at_present": ("expect_column_values_to_not_be_null", {"column": "ingested_at"}),
+    "payload_present": ("expect_column_values_to_not_be_null", {"column": "payload"}),
+    # stays SQL (why_sql: parses-raw-payload): the payload's JSON text starts an object
+    "payload_is_a_json_object": (SQL_TYPE, None),
+}
+
+
+def test_raw_contract_is_one_built_in_per_column_and_rule() -> None:
+    for suite in load_suites(select=["raw"]):
+        raw = yaml.safe_load(suite.path.read_text(encoding="utf-8"))
+        variables = {"corpus": raw["vars"]["corpus"], "layout": raw["vars"]["source_path_regex"]}
+        specs = {e.name: e for e in suite.expectations}
+        for name, (kind, kwargs) in RAW_CONTRACT.items():
+            assert specs[name].type == kind and specs[name].severity == "critical", name
+            if kwargs is None:
+                assert specs[name].why_sql == "parses-raw-payload"
+                continue
+            expected = {
+                k: [x.format(**variables) for x in v]
+                if isinstance(v, list)
+                else (v.replace("{64}", "{{64}}").format(**variables) if isinstance(v, str) else v)
+                for k, v in kwargs.items()
+            }
+            assert specs[name].kwargs == expected, (suite.name, name)
+
+
+RECOREACT = {
+    "type": "comparison",
+    "column": {"name": "corpus"},
+    "operator": "==",
+    "parameter": "recoreact",
+}
+NOT_AN_IMAGE = {
+    "type": "or",
+    "conditions": [
+        {"type": "nullity", "column": {"name": "is_image"}, "is_null": True},
+        {
+            "type": "comparison",
+            "column": {"name": "is_image"},
+            "operator": "==",
+            "parameter": False,
+        },
+    ],
+}
+
+
 # Rules a GX built-in states: a uniqueness over columns of the batch is GX's own
 # expectation (Data Docs then say what it checks and show the repeated values), not SQL.
 BUILT_IN_RULES = {
@@ -214,6 +286,39 @@ BUILT_IN_RULES = {
             "ignore_row_if": "either_value_is_missing",
         },
     ),
+    # a vote without both dialogues: two not-nulls (one SQL before)
+    "dialogue_a_linked": ("expect_column_values_to_not_be_null", {"column": "conversation_id_a"}),
+    "dialogue_b_linked": ("expect_column_values_to_not_be_null", {"column": "conversation_id_b"}),
+    # rules on some rows only: GX row conditions (its Condition objects as dicts)
+    "value_normalized_given_when_scored_on_a_known_scale": (
+        "expect_column_values_to_not_be_null",
+        {
+            "column": "value_normalized",
+            "row_condition": {
+                "type": "and",
+                "conditions": [
+                    {"type": "nullity", "column": {"name": "value"}, "is_null": False},
+                    {"type": "nullity", "column": {"name": "scale_min"}, "is_null": False},
+                ],
+            },
+        },
+    ),
+    "recoreact_items_have_titles": (
+        "expect_column_values_to_not_be_null",
+        {"column": "title", "row_condition": RECOREACT},
+    ),
+    "recoreact_titles_not_blank": (
+        "expect_column_values_to_not_match_regex",
+        {"column": "title", "regex": r"^\s*$", "row_condition": RECOREACT},
+    ),
+    "text_turns_have_text": (
+        "expect_column_values_to_not_be_null",
+        {"column": "text", "row_condition": NOT_AN_IMAGE},
+    ),
+    "empty_text_turns": (
+        "expect_column_values_to_not_match_regex",
+        {"column": "text", "regex": r"^\s*$", "row_condition": NOT_AN_IMAGE},
+    ),
 }
 
 
@@ -254,12 +359,13 @@ def test_built_ins_are_described_in_gx_words_then_ours() -> None:
 def test_raw_suites_share_the_architecture_contract() -> None:
     for suite in load_suites(select=["raw"]):
         names = [e.name for e in suite.expectations]
-        assert names[:4] == [
+        assert names[: 2 + len(RAW_CONTRACT) + 1] == [
             "columns_match_contract",
             "column_types_match_contract",
-            "records_well_formed",
+            *RAW_CONTRACT,
             "record_position_unique",
         ], suite.name
+        assert suite.index_columns == ("source_path", "record_index"), suite.name
         columns = suite.expectations[0].kwargs["column_list"]
         assert columns == [
             "batch_id",
@@ -300,7 +406,9 @@ def test_warnings_are_a_short_reviewed_list() -> None:
         "turns:empty_text_turns",
         "turns:repetitive_conversations",
         "ratings:cosrec_four_or_five_raters",
-        "votes:votes_without_both_dialogues",
+        "turns:text_turns_have_text",
+        "votes:dialogue_a_linked",
+        "votes:dialogue_b_linked",
         "relevance_judgments:personalised_judgments_have_users",
         "search_queries:query_without_turn",
         "serp_views:timings_plausible",
@@ -439,3 +547,17 @@ expectations:
     assert "('label', ['VARCHAR', 'JSON'])" in suite.expectations[1].kwargs["unexpected_rows_query"]
     assert suite.expectations[2].kwargs["value_set"] == ["x"]
     assert suite.expectations[2].why == "Only x; JSON paths like '$.a' stay as they are."
+
+
+def test_offending_rows_of_built_ins_name_records() -> None:
+    """Every suite with a built-in over a column names its rows (index_columns: GX lists them
+    with each unexpected value, so dq_results.offending_rows name records, not only values):
+    the raw record's position, a mart's dbt key where the model has one."""
+    models = _mart_models()
+    for suite in load_suites():
+        if any(e.type != SQL_TYPE and "column" in e.kwargs for e in suite.expectations):
+            assert suite.index_columns, suite.name
+        if suite.group == "marts" and suite.index_columns:
+            keys = _model_rules(models[suite.table_name])["unique_keys"]
+            name = suite.index_columns[0] if len(suite.index_columns) == 1 else suite.index_columns
+            assert not keys or name in keys, (suite.name, suite.index_columns, keys)

@@ -239,6 +239,25 @@ CORRUPTIONS = [
         "aspect_has_scale",
     ),
     ("votes-lost-record", "votes", "delete from main.votes", "one_vote_per_ingested_record"),
+    # rules on some rows, GX built-ins with row conditions (each SQL before, failing on the same)
+    (
+        "items-recoreact-title-missing",
+        "items",
+        "update main.items set title = null where corpus = 'recoreact'",
+        "recoreact_items_have_titles",
+    ),
+    (
+        "items-recoreact-title-blank",
+        "items",
+        "update main.items set title = '  ' where corpus = 'recoreact'",
+        "recoreact_titles_not_blank",
+    ),
+    (
+        "ratings-scored-not-normalized",
+        "ratings",
+        "update main.ratings set value_normalized = null where value is not null and scale_min is not null",
+        "value_normalized_given_when_scored_on_a_known_scale",
+    ),
     (
         "users-bad-attributes",
         "users",
@@ -336,5 +355,29 @@ WARNING_CORRUPTIONS = [
         "search_queries",
         "update main.search_queries set turn_index = null",
         "query_without_turn",
+    ),
+    (
+        "vote-without-dialogue-a",
+        "votes",
+        "update main.votes set conversation_id_a = null",
+        "dialogue_a_linked",
+    ),
+    (
+        "vote-without-dialogue-b",
+        "votes",
+        "update main.votes set conversation_id_b = null",
+        "dialogue_b_linked",
+    ),
+    (
+        "turn-text-missing",
+        "turns",
+        "update main.turns set text = null where turn_id = (select min(turn_id) from main.turns where corpus = 'cosrec')",
+        "text_turns_have_text",
+    ),
+    (
+        "turn-text-blank",
+        "turns",
+        "update main.turns set text = ' ' where turn_id = (select min(turn_id) from main.turns where corpus = 'cosrec')",
+        "empty_text_turns",
     ),
 ]

@@ -18,17 +18,55 @@ RAW_CORRUPTIONS = [
         "alter table raw.cosrec__keywords alter record_index type integer",
         "column_types_match_contract",
     ),
+    # the raw-layer contract, one built-in per column and rule (records_well_formed, one SQL,
+    # failed on each of these before)
+    *[
+        (
+            f"raw-{column}-null",
+            f"raw.{table}",
+            f"update raw.{table} set {column} = null",
+            f"{column}_present",
+        )
+        for column, table in (
+            ("batch_id", "cosrec__intents"),
+            ("corpus", "cosrec__keywords"),
+            ("source_path", "crsarena__dialogues"),
+            ("record_index", "convsearch__dialogs"),
+            ("record_key", "recoreact__users"),
+            ("file_sha256", "recoreact__products"),
+            ("ingested_at", "custom__corpora"),
+            ("payload", "cosrec__profiles"),
+        )
+    ],
     (
         "raw-wrong-corpus",
         "raw.crsarena__votes",
         "update raw.crsarena__votes set corpus = 'cosrec'",
-        "records_well_formed",
+        "corpus_matches_table",
     ),
     (
         "raw-file-outside-layout",
         "raw.cosrec__quality",
         "update raw.cosrec__quality set source_path = 'dataset/extra/quality.jsonl'",
-        "records_well_formed",
+        "source_path_in_upstream_layout",
+    ),
+    (
+        "raw-negative-position",
+        "raw.recoreact__impressions",
+        "update raw.recoreact__impressions set record_index = -1 - record_index",
+        "record_index_not_negative",
+    ),
+    (
+        "raw-sha256-not-hex",
+        "raw.convsearch__search_behaviors",
+        "update raw.convsearch__search_behaviors set file_sha256 = upper(file_sha256)",
+        "file_sha256_is_a_sha256",
+    ),
+    (
+        "raw-payload-not-object",
+        "raw.recllmsim__conversations",
+        "update raw.recllmsim__conversations set payload = '[1]'::json",
+        "payload_is_a_json_object",
     ),
     (
         "raw-duplicate-position",

@@ -36,6 +36,9 @@ class ExpectationOutcome:
     offending_rows: list[Any] = field(default_factory=list)
     error: str | None = None
     why: str = ""
+    #: every unexpected row of a failed built-in, named by its suite's ``index_columns`` (GX's
+    #: ``unexpected_index_list``); not recorded (``offending_rows`` keeps the first few)
+    named_rows: list[dict[str, Any]] | None = None
 
     @property
     def blocking(self) -> bool:

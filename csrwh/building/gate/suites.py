@@ -11,6 +11,8 @@ be listed and unit-tested cheaply; :func:`to_gx_expectation` builds the GX objec
 from __future__ import annotations
 
 import fnmatch
+import functools
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,9 +36,10 @@ _SUITE_KEYS = {
     "vars",
     "columns",
     "column_order",
+    "index_columns",
     "expectations",
 }
-_SHARED_KEYS = {"description", "columns", "column_order", "expectations"}
+_SHARED_KEYS = {"description", "columns", "column_order", "index_columns", "expectations"}
 _EXPECTATION_KEYS = {"name", "type", "severity", "why", "why_sql", "kwargs"}
 SQL_TYPE = "unexpected_rows_expectation"
 # Why an expectation stays SQL (``why_sql:``, required on every SQL expectation, refused on a
@@ -75,6 +78,10 @@ class SuiteSpec:
     group: str
     description: str = ""
     expectations: tuple[ExpectationSpec, ...] = field(default_factory=tuple)
+    #: the columns that name a row (the table's key where it has one): GX lists them with each
+    #: unexpected value of a built-in (``unexpected_index_column_names``), so its offending rows
+    #: name records, not only values
+    index_columns: tuple[str, ...] = ()
 
     @property
     def schema(self) -> str:
@@ -231,7 +238,7 @@ def load_suite(path: Path, expectations_dir: Path | None = None) -> SuiteSpec:
     variables = {str(k): str(v) for k, v in (data.get("vars") or {}).items()}
 
     entries: list[dict[str, Any]] = []
-    columns, column_order = None, None
+    columns, column_order, index_columns = None, None, None
     for include in data.get("include") or []:
         shared_path = root / "_shared" / f"{include}.yml"
         if not shared_path.is_file():
@@ -243,11 +250,19 @@ def load_suite(path: Path, expectations_dir: Path | None = None) -> SuiteSpec:
         shared = _substitute(shared, variables, shared_path)
         columns = shared.get("columns", columns)
         column_order = shared.get("column_order", column_order)
+        index_columns = shared.get("index_columns", index_columns)
         entries.extend(shared.get("expectations") or [])
     own = _substitute(
-        {k: data.get(k) for k in ("columns", "column_order", "expectations")}, variables, path
+        {k: data.get(k) for k in ("columns", "column_order", "index_columns", "expectations")},
+        variables,
+        path,
     )
     columns = own["columns"] or columns
+    index_columns = own["index_columns"] or index_columns or []
+    if not isinstance(index_columns, list) or not all(
+        isinstance(c, str) and c for c in index_columns
+    ):
+        raise _fail(path, "index_columns: must be a list of column names")
     column_order = own["column_order"] or column_order or "any"
     entries.extend(own["expectations"] or [])
     if columns:
@@ -268,6 +283,7 @@ def load_suite(path: Path, expectations_dir: Path | None = None) -> SuiteSpec:
         group=group,
         description=" ".join(str(data.get("description") or "").split()),
         expectations=tuple(specs),
+        index_columns=tuple(index_columns),
     )
 
 
@@ -351,7 +367,15 @@ def _gx_sentence(cls: Any, spec: ExpectationSpec) -> str:
     """GX's own prescriptive sentence for a built-in, its parameters filled in ("Values for given
     compound columns must be unique together: source_path record_index. "); empty when GX
     renders none."""
-    expectation = cls(**spec.kwargs)
+    return _rendered_sentence(cls, json.dumps(spec.kwargs, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=1024)
+def _rendered_sentence(cls: Any, kwargs_json: str) -> str:
+    """:func:`_gx_sentence` once per expectation type and kwargs: GX renders through pydantic
+    models it creates per parameter (~70 ms each), and most raw-table built-ins recur unchanged
+    in every raw suite."""
+    expectation = cls(**json.loads(kwargs_json))
     expectation.render()
     for content in expectation.rendered_content or []:
         if content.name == "atomic.prescriptive.summary":
@@ -371,7 +395,9 @@ def suite_digests(expectations_dir: Path | None = None) -> dict[str, str]:
     import hashlib
 
     return {
-        spec.name: hashlib.sha256(repr((spec.table, spec.expectations)).encode()).hexdigest()
+        spec.name: hashlib.sha256(
+            repr((spec.table, spec.expectations, spec.index_columns)).encode()
+        ).hexdigest()
         for spec in load_suites(expectations_dir)
     }
 
