@@ -15,7 +15,7 @@ One process, one local SparkSession (dbt-spark's ``session`` method, profile tar
 4. **duckdb** -- the models ``spark_exclusions.yml`` marks ``duckdb_pass`` (the Python
    report models) are built by dbt-duckdb, their own code and tests, on a scratch DuckDB file
    whose tables are views over this build's Spark tables (Parquet) the models read
-   (:func:`duckdb_pass`), and written as Parquet beside the Spark marts;
+   (:func:`csrwh.building.spark_duckdb_pass.duckdb_pass`), and written as Parquet beside the Spark marts;
 5. **publish** -- only when every node passed: every mart (a model under ``models/marts``)
    is moved from Spark's warehouse dir to ``<warehouse>.spark/<mart>/`` (Parquet; the old
    folder set is replaced as a whole, so readers see one build's marts).
@@ -39,7 +39,8 @@ from pathlib import Path
 
 import yaml
 
-from csrwh.building.spark_raw import export_raw_parquet, export_schema_parquet
+from csrwh.building.spark_duckdb_pass import duckdb_pass
+from csrwh.building.spark_raw import export_raw_parquet, marts_inputs_from_duckdb
 from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
 
@@ -50,6 +51,7 @@ EXCLUSIONS_FILE = PROJECT_ROOT / "spark_exclusions.yml"
 
 
 _MARTS_DIR = "marts"
+_MARTS_PATH = "models/marts"
 
 
 _LOG4J = """rootLogger.level = error
@@ -265,7 +267,7 @@ def spark_build(
         with display:
             work.mkdir(parents=True)
             if marts_from_duckdb:
-                _marts_from_duckdb(warehouse, work, result, display)
+                marts_inputs_from_duckdb(warehouse, work, result.seconds, display)
                 raw_dir = work / "upstream" / "raw"
             else:
                 raw_dir = _ingest_to_parquet(
@@ -380,161 +382,6 @@ def _ingest_to_parquet(
     export_raw_parquet(raw_db, raw_dir)
     result.seconds["parquet"] = time.perf_counter() - step
     return raw_dir
-
-
-#: the schemas ``marts_from_duckdb`` takes from the DuckDB warehouse as they are
-UPSTREAM_SCHEMAS = ("raw", "seeds", "staging", "intermediate")
-_MARTS_PATH = "models/marts"
-
-
-def _marts_from_duckdb(
-    warehouse: Path,
-    work: Path,
-    result: SparkBuildResult,
-    display,
-) -> None:
-    """The published DuckDB warehouse's upstream schemas as Parquet, for the marts on Spark."""
-    import json
-
-    if not warehouse.is_file():
-        raise CsrwhError(
-            f"no DuckDB warehouse at {warehouse} to take the marts' inputs from",
-            hint=f"build it first: csrwh build --warehouse {warehouse}",
-        )
-    display.enter("parquet")
-    step = time.perf_counter()
-    upstream = {}
-    for schema in UPSTREAM_SCHEMAS:
-        upstream[schema] = export_schema_parquet(warehouse, work / "upstream" / schema, schema)
-    os.environ["CSRWH_SPARK_UPSTREAM_DIR"] = str(work / "upstream")
-    os.environ["CSRWH_SPARK_UPSTREAM"] = json.dumps(
-        {schema: tables for schema, tables in upstream.items() if schema != "raw"}
-    )
-    result.seconds["parquet"] = time.perf_counter() - step
-
-
-def duckdb_pass(
-    work: Path,
-    manifest: Path,
-    models: list[str],
-    *,
-    log_file: Path | None = None,
-    quiet: bool = True,
-) -> list[str]:
-    """Build ``models`` (each a model name) with dbt-duckdb -- their own code and their tests
-    -- over the tables of this process's SparkSession, and leave each as Parquet in Spark's
-    warehouse dir (``work/spark-warehouse/main.db/<model>/``) for :func:`_publish`.
-
-    A scratch DuckDB file (``work/duckdb-pass/pass.duckdb``) gets one view per relation the
-    models and their tests read (the parents in the Spark build's ``manifest``), over that
-    relation's Parquet files on Spark (a table's own files; a view written out first). Returns
-    the models built (their names); raises :class:`CsrwhError` when dbt fails."""
-    import json
-
-    import duckdb
-
-    from csrwh.building.dbt_runner import dbt_target_path, run_dbt
-
-    if not models:
-        return []
-    data = json.loads(manifest.read_text(encoding="utf-8"))
-    nodes = {**data["nodes"], **data.get("sources", {})}
-    chosen = {
-        uid
-        for uid, node in data["nodes"].items()
-        if node["resource_type"] == "model" and node["name"] in models
-    }
-    unknown = sorted(set(models) - {nodes[uid]["name"] for uid in chosen})
-    if unknown:
-        raise CsrwhError(
-            f"spark_exclusions.yml: duckdb_pass names no model: {', '.join(unknown)}",
-            hint="duckdb_pass applies to an entry whose select is one model's name",
-        )
-    readers = chosen | {
-        uid
-        for uid, node in data["nodes"].items()
-        if node["resource_type"] == "test" and chosen & set(node["depends_on"]["nodes"])
-    }
-    parents = sorted(
-        {p for uid in readers for p in nodes[uid]["depends_on"]["nodes"]} - chosen,
-    )
-    folder = work / "duckdb-pass"
-    folder.mkdir(parents=True, exist_ok=True)
-    database = folder / "pass.duckdb"
-    with duckdb.connect(str(database)) as con:
-        for uid in parents:
-            node = nodes[uid]
-            schema = node["schema"]
-            name = node.get("identifier") or node.get("alias") or node["name"]
-            files = _spark_parquet_files(f"{schema}.{name}", folder / "inputs" / schema / name)
-            con.execute(f"create schema if not exists {_quote(schema)}")
-            con.execute(
-                f"create view {_quote(schema)}.{_quote(name)} as select * from read_parquet("
-                f"[{', '.join(_sql_text(f) for f in files)}])"
-            )
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    # dbt's artefacts apart from the DuckDB builds' and the Spark target's
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(dbt_target_path() / "spark-duckdb-pass")
-    try:
-        outcome = run_dbt(
-            ["build", "--select", *models],
-            database,
-            quiet=quiet,
-            log_file=log_file,
-            temp_dir=folder / "tmp",
-        )
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
-    if not outcome.success:
-        raise CsrwhError(
-            f"the DuckDB pass of the Spark build ({', '.join(models)}) failed: "
-            + "; ".join(line.splitlines()[0] for line in (outcome.failures or [])[:3]),
-            hint=f"dbt's per-node lines: {log_file}",
-        )
-    built = sorted(nodes[uid]["name"] for uid in chosen)
-    with duckdb.connect(str(database), read_only=True) as con:
-        for uid in sorted(chosen):
-            node = nodes[uid]
-            name = node.get("alias") or node["name"]
-            target = work / "spark-warehouse" / "main.db" / name
-            target.mkdir(parents=True)
-            con.execute(
-                f"copy (select * from {_quote(node['schema'])}.{_quote(name)}) to "
-                f"{_sql_text(str(target / 'part-00000-duckdb.parquet'))} (format parquet)"
-            )
-    return built
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _sql_text(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _spark_parquet_files(table: str, scratch: Path) -> list[str]:
-    """The Parquet files of a Spark table (a managed or external Parquet table's own files;
-    anything else -- a view -- written to ``scratch`` first)."""
-    from urllib.parse import unquote, urlparse
-
-    from pyspark.sql import SparkSession
-
-    session = SparkSession.getActiveSession()
-    if session is None:
-        raise CsrwhError(
-            f"no SparkSession to read {table} from", hint="run it inside the Spark build"
-        )
-    kind = session.catalog.getTable(table).tableType
-    files = session.table(table).inputFiles() if kind in ("MANAGED", "EXTERNAL") else []
-    paths = [unquote(urlparse(f).path) for f in files]
-    if not paths or not all(p.endswith(".parquet") for p in paths):
-        session.table(table).write.parquet(str(scratch))
-        paths = sorted(str(p) for p in scratch.glob("*.parquet"))
-    return paths
 
 
 def _publish(work: Path, out: Path, marts: list[str], build_id: str) -> None:

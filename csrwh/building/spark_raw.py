@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
+
+from csrwh.errors import CsrwhError
 
 
 def export_raw_parquet(database: Path, out: Path) -> list[str]:
@@ -51,3 +55,34 @@ def export_schema_parquet(database: Path, out: Path, schema: str) -> list[str]:
             )
             tables.append(table)
     return tables
+
+
+#: the schemas ``marts_from_duckdb`` takes from the DuckDB warehouse as they are
+UPSTREAM_SCHEMAS = ("raw", "seeds", "staging", "intermediate")
+
+
+def marts_inputs_from_duckdb(
+    warehouse: Path,
+    work: Path,
+    seconds: dict[str, float],
+    display,
+) -> None:
+    """The published DuckDB warehouse's upstream schemas as Parquet, for the marts on Spark
+    (``csrwh.building.spark``'s marts-from-duckdb mode); its time goes to ``seconds["parquet"]``."""
+    import json
+
+    if not warehouse.is_file():
+        raise CsrwhError(
+            f"no DuckDB warehouse at {warehouse} to take the marts' inputs from",
+            hint=f"build it first: csrwh build --warehouse {warehouse}",
+        )
+    display.enter("parquet")
+    step = time.perf_counter()
+    upstream = {}
+    for schema in UPSTREAM_SCHEMAS:
+        upstream[schema] = export_schema_parquet(warehouse, work / "upstream" / schema, schema)
+    os.environ["CSRWH_SPARK_UPSTREAM_DIR"] = str(work / "upstream")
+    os.environ["CSRWH_SPARK_UPSTREAM"] = json.dumps(
+        {schema: tables for schema, tables in upstream.items() if schema != "raw"}
+    )
+    seconds["parquet"] = time.perf_counter() - step

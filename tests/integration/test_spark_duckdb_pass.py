@@ -1,4 +1,4 @@
-"""The Spark build's DuckDB pass (``csrwh.building.spark.duckdb_pass``, issue 28): the Python
+"""The Spark build's DuckDB pass (``csrwh.building.spark_duckdb_pass.duckdb_pass``, issue 28): the Python
 report models ``spark_exclusions.yml`` marks ``duckdb_pass`` are built by dbt-duckdb -- their
 own code and tests -- over Parquet copies of the tables they read, and come out equal by value
 to the DuckDB build's marts. No Spark needed: the lookup of a Spark table's Parquet files is
