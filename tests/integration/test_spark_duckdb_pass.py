@@ -1,7 +1,7 @@
-"""The Spark build's DuckDB pass (``csrwh.building.spark_duckdb_pass.duckdb_pass``, issue 28): the Python
-report models ``spark_exclusions.yml`` marks ``duckdb_pass`` are built by dbt-duckdb -- their
-own code and tests -- over Parquet copies of the tables they read, and come out equal by value
-to the DuckDB build's marts. No Spark needed: the lookup of a Spark table's Parquet files is
+"""The Spark build's DuckDB pass (``csrwh.building.spark_duckdb_pass.duckdb_pass``, issue 28):
+the Python report models ``spark_exclusions.yml`` marks ``duckdb_pass`` are built by
+dbt-duckdb -- their own code and tests -- over Parquet copies of the tables they read, and come
+out equal by value to the DuckDB build's marts. No Spark needed: the lookup of a Spark table's Parquet files is
 replaced by the DuckDB warehouse's tables written as Parquet (the Spark side of the same pass is
 tests/integration/test_spark_parity.py)."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from csrwh.building import spark, spark_parity
+from csrwh.building import spark, spark_duckdb_pass, spark_parity
 
 
 def test_duckdb_pass_builds_the_report_marts_equal_to_the_duckdb_build(
@@ -34,10 +34,10 @@ def test_duckdb_pass_builds_the_report_marts_equal_to_the_duckdb_build(
             )
         return [str(scratch / "part-0.parquet")]
 
-    monkeypatch.setattr(spark, "_spark_parquet_files", parquet_files)
+    monkeypatch.setattr(spark_duckdb_pass, "_spark_parquet_files", parquet_files)
     monkeypatch.setenv("CSRWH_DBT_TARGET_PATH", str(tmp_path / "target"))
     work = tmp_path / "work"
-    built = spark.duckdb_pass(work, manifest, models)
+    built = spark_duckdb_pass.duckdb_pass(work, manifest, models)
     assert built == sorted(models)
     # the models read these relations and nothing else of the build
     assert "intermediate.int_turns_unioned" in read
