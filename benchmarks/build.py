@@ -60,7 +60,6 @@ import os
 import resource
 import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 import time
@@ -71,6 +70,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # run as a script, benchmarks/ is sys.path[0] and its ingest.py would shadow the project's package
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
 sys.path.insert(0, str(ROOT))
+
+from csrwh._devtools.child_run import run_json_child
+
 DEFAULT_REAL = Path(os.environ.get("CSRWH_SHARED_CORPORA") or ROOT.parent / "shared" / "corpora")
 DEFAULT_CHANGE = "cosrec/dataset/crowd/keywords.jsonl"
 
@@ -308,21 +310,7 @@ def _sibling(name: str):
 
 
 def _run_child(name: str, *args: str, env: dict | None = None) -> dict:
-    started = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, __file__, "--child", name, *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
-    wall = time.perf_counter() - started
-    if proc.returncode != 0:
-        sys.exit(f"{name} failed:\n{proc.stderr[-3000:]}")
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result["wall"] = wall
-    return result
+    return run_json_child(__file__, name, *args, what=name, env=env)
 
 
 # ----------------------------------------------------------------------------- orchestration

@@ -31,13 +31,16 @@ import json
 import os
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# run as a script, benchmarks/ is sys.path[0] and this very file would shadow the project's
+# ingest package (csrwh.sample imports it); a --baseline child puts its own checkout first
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
+sys.path.insert(0, str(ROOT))
 DEFAULT_REAL = Path(os.environ.get("CSRWH_SHARED_CORPORA") or ROOT.parent / "shared" / "corpora")
 
 
@@ -123,14 +126,9 @@ def child_floor(data_dir: str, warehouse: str | None = None) -> dict:
 
 
 def _run_child(*args: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", *args],
-        check=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    from csrwh._devtools.child_run import run_json_child
+
+    return run_json_child(__file__, *args, what=f"ingest benchmark child {args[0]}")
 
 
 # ----------------------------------------------------------------------------- orchestration
@@ -272,12 +270,9 @@ def main(argv: list[str] | None = None) -> int:
             name, _, folder = item.partition("=")
             bench_both(name, Path(folder))
         if args.scales:
-            try:
-                from csrwh.sample import generate
-            except ImportError:
-                generate = None
-                print("csrwh.sample.generate not available: skipping sample data", file=sys.stderr)
-            for scale in args.scales if generate else []:
+            from csrwh.sample import generate
+
+            for scale in args.scales:
                 data = work / f"sample-x{scale}"
                 generate(data, scale=scale, seed=args.seed)
                 bench_both(f"sample x{scale}", data)

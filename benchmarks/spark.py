@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -50,6 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # run as a script, benchmarks/ is sys.path[0] and its ingest.py would shadow the project's package
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
 sys.path.insert(0, str(ROOT))
+
+from csrwh._devtools.child_run import run_json_child
 
 ENGINES = ("duckdb", "spark")
 #: the layers, in build order; a model's layer is its folder under models/ (fqn[1])
@@ -221,20 +222,9 @@ def child_build(engine: str, data_dir: str, warehouse: str) -> dict:
 
 def _run_child(engine: str, data: Path, warehouse: Path, target: Path) -> dict:
     env = {**os.environ, "CSRWH_DBT_TARGET_PATH": str(target), "DO_NOT_TRACK": "1"}
-    started = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, __file__, "--child", engine, str(data), str(warehouse)],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
+    out = run_json_child(
+        __file__, engine, str(data), str(warehouse), what=f"the {engine} build", env=env
     )
-    wall = time.perf_counter() - started
-    if proc.returncode != 0:
-        sys.exit(f"the {engine} build failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    out["wall"] = wall
     folder = target / "spark" if engine == "spark" else target
     out["times"] = node_times(json.loads((folder / "run_results.json").read_text()))
     out["layers"] = node_layers(json.loads((folder / "manifest.json").read_text()))

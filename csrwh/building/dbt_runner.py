@@ -28,7 +28,8 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,22 @@ class DbtOutcome:
 def dbt_target_path() -> Path:
     """dbt's target folder: ``$CSRWH_DBT_TARGET_PATH``, else ``<project>/target``."""
     return Path(os.environ.get("CSRWH_DBT_TARGET_PATH") or PROJECT_ROOT / "target")
+
+
+@contextmanager
+def dbt_target_subfolder(name: str) -> Iterator[Path]:
+    """dbt's artefacts (manifest, partial parse) in ``<target>/<name>`` while the block runs,
+    apart from the DuckDB builds'; ``$CSRWH_DBT_TARGET_PATH`` is put back as it was after."""
+    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
+    folder = dbt_target_path() / name
+    os.environ["CSRWH_DBT_TARGET_PATH"] = str(folder)
+    try:
+        yield folder
+    finally:
+        if saved is None:
+            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
+        else:
+            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
 
 
 #: events dbt's own console filter leaves out at info level

@@ -165,15 +165,13 @@ def run_dbt_spark(
     os.environ["CSRWH_SPARK_RAW_DIR"] = str(raw_dir)
     # Spark's Python workers (the UDFs of csrwh.building.udfs) run this interpreter
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
-    # dbt's own artefacts (manifest, partial parse) apart from the DuckDB builds'
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(dbt_runner.dbt_target_path() / "spark")
     import warnings
 
     _quiet_pyspark_errors()
-    try:
-        # pyspark warns that it does not fully support pandas 3 (it is not used here)
-        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+    # pyspark warns that it does not fully support pandas 3 (it is not used here)
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+    # dbt's own artefacts (manifest, partial parse) apart from the DuckDB builds'
+    with dbt_runner.dbt_target_subfolder("spark"):
         return dbt_runner.run_dbt(
             [*args, "--target", "spark"],
             work / "unused.duckdb",
@@ -182,11 +180,6 @@ def run_dbt_spark(
             on_event=on_event,
             temp_dir=work / "tmp",
         )
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
 
 
 def _quiet_pyspark_errors() -> None:

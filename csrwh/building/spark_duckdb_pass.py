@@ -5,7 +5,6 @@ with dbt-duckdb over the Spark tables' Parquet, and left as Parquet beside the S
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from csrwh.errors import CsrwhError
@@ -31,7 +30,7 @@ def duckdb_pass(
 
     import duckdb
 
-    from csrwh.building.dbt_runner import dbt_target_path, run_dbt
+    from csrwh.building.dbt_runner import dbt_target_subfolder, run_dbt
 
     if not models:
         return []
@@ -70,10 +69,8 @@ def duckdb_pass(
                 f"create view {_quote(schema)}.{_quote(name)} as select * from read_parquet("
                 f"[{', '.join(_sql_text(f) for f in files)}])"
             )
-    saved = os.environ.get("CSRWH_DBT_TARGET_PATH")
     # dbt's artefacts apart from the DuckDB builds' and the Spark target's
-    os.environ["CSRWH_DBT_TARGET_PATH"] = str(dbt_target_path() / "spark-duckdb-pass")
-    try:
+    with dbt_target_subfolder("spark-duckdb-pass"):
         outcome = run_dbt(
             ["build", "--select", *models],
             database,
@@ -81,11 +78,6 @@ def duckdb_pass(
             log_file=log_file,
             temp_dir=folder / "tmp",
         )
-    finally:
-        if saved is None:
-            os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-        else:
-            os.environ["CSRWH_DBT_TARGET_PATH"] = saved
     if not outcome.success:
         raise CsrwhError(
             f"the DuckDB pass of the Spark build ({', '.join(models)}) failed: "
