@@ -20,7 +20,8 @@ per phase (ingest, dbt, gate) and outside the Python marts' windows (``text_dive
    fresh dbt target (dbt parses the whole project). The gate's SQL is captured as it runs (a
    SQLAlchemy ``before_cursor_execute`` listener; Great Expectations reaches DuckDB through
    duckdb-engine).
-2. **no-change rebuild**: the same build again (nothing changed: must stay under 2 s).
+2. **no-change rebuild**: ``csrwh build`` itself, run again and timed from outside (nothing
+   changed: must stay under 2 s; the measuring child's own imports are not the user's wait).
 3. **one-file change rebuild**: the last line of one file (``--change``, default a CoSRec
    keywords file) removed (``--edit``: one record changed instead, its last `` the `` made
    `` one ``), the same build again: it re-ingests that file, rebuilds the raw table's
@@ -60,6 +61,7 @@ import os
 import resource
 import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 import time
@@ -313,6 +315,25 @@ def _run_child(name: str, *args: str, env: dict | None = None) -> dict:
     return run_json_child(__file__, name, *args, what=name, env=env)
 
 
+def _run_cli_build(data: Path, warehouse: Path, env: dict) -> dict:
+    """`csrwh build` itself, timed from outside: what a user waits for (the no-change build
+    takes the CLI's short path, without the imports the measuring child needs)."""
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "csrwh.cli", "build", "--data-dir", str(data)]
+        + ["--warehouse", str(warehouse)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    wall = time.perf_counter() - started
+    if proc.returncode != 0:
+        sys.exit(f"csrwh build failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return {"wall": wall, "up_to_date": "is up to date" in " ".join(proc.stderr.split())}
+
+
 # ----------------------------------------------------------------------------- orchestration
 
 
@@ -354,7 +375,7 @@ def bench(
     shutil.copy2(warehouse, floor_copy)
     warm = changed = None
     if not cold_only:
-        warm = _run_child("build", str(data), str(warehouse), "", env=env)
+        warm = _run_cli_build(data, warehouse, env)
         (_edit_last_line if edit else _drop_last_line)(data / change)
         changed = _run_child("build", str(data), str(warehouse), "", env=env)
         changed["file"] = change
