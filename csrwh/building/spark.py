@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import time
 import uuid
@@ -414,14 +415,36 @@ def _register_udfs() -> None:
 
 
 def _stop_spark() -> None:
-    """Stop the SparkSession dbt-spark started (its JVM keeps files open under the work dir)."""
+    """Stop the SparkSession dbt-spark started, and its JVM.
+
+    The JVM was launched with this build's folders (``-Djava.io.tmpdir``, Derby's
+    ``derby.system.home``, the log4j file, the driver's memory: ``profiles/profiles.yml``), which
+    the build removes when it ends. pyspark keeps the JVM for the next session of the process
+    and a JVM's options cannot change, so a second build in the same process (a notebook, a
+    test run) would write into a removed folder: the gateway is shut down too, and the next
+    build launches a JVM of its own."""
     try:
+        from pyspark import SparkContext
         from pyspark.sql import SparkSession
     except ImportError:
         return
     session = SparkSession.getActiveSession()
     if session is not None:
         session.stop()
+    gateway = SparkContext._gateway
+    if gateway is None:
+        return
+    SparkContext._gateway = None
+    SparkContext._jvm = None
+    gateway.shutdown()
+    proc = getattr(gateway, "proc", None)  # None when pyspark attached to a JVM it did not start
+    if proc is not None:
+        proc.stdin.close()  # the JVM's gateway server exits when its stdin closes
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def main(argv: list[str] | None = None) -> int:
