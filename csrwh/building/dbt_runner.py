@@ -8,13 +8,15 @@ is reused from one build to the next. DuckDB's ``memory_limit``, ``threads`` and
 ``temp_directory`` reach the profile through CSRWH_DBT_MEMORY_LIMIT, CSRWH_DBT_THREADS and
 CSRWH_DBT_TEMP_DIR (:func:`csrwh.config.duckdb_settings`).
 
-Memory: after each Python model (text measures, diversity, agreement: pandas/Arrow/numpy work
-in this process) and after dbt, the freed C heap is handed back to the system
-(:func:`return_freed_memory`), so what those models freed does not stay in the build's
-resident set while later nodes and the gate run. Python models run one at a time
-(:func:`python_models_one_at_a_time`): each holds a corpus's texts or ratings in Arrow and
-numpy, and two side by side made the build's peak (real corpora 1,132 -> 1,056 MB, cold wall
-unchanged; see BENCHMARKS.md). SQL nodes still run beside them on dbt's other threads.
+Memory: the models whose working memory is Python's -- the Python models (diversity,
+agreement, leaderboard: pandas/Arrow/numpy work in this process) and the SQL models that call
+the build's Python functions on every row (``meta: {one_at_a_time: true}`` in their config:
+the text measures) -- run one at a time (:func:`heavy_models_one_at_a_time`): two side by side
+made the build's peak (Python models: real corpora 1,132 -> 1,056 MB; the text measures beside
+``text_diversity``: see BENCHMARKS.md, issue 26). Other SQL nodes still run beside them on dbt's
+other threads. After each of them and after dbt, the freed C heap is handed back to the system
+(:func:`return_freed_memory`), so what they freed does not stay in the build's resident set
+while later nodes and the gate run.
 
 ``log_file`` receives what dbt would print (its info, warning and error lines: one per node
 started and finished), whatever the console shows; ``on_event`` sees every dbt event (the build
@@ -164,31 +166,42 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return None if libc is None else libc.malloc_trim
 
 
-def _trim_after_python_models(msg: Any) -> None:
-    """On the end of a Python model: :func:`return_freed_memory`."""
-    if msg.info.name == "NodeFinished" and str(msg.data.node_info.node_path).endswith(".py"):
-        return_freed_memory()
+_HEAVY_MODEL_LOCK = threading.Lock()
 
 
-_PYTHON_MODEL_LOCK = threading.Lock()
+def is_heavy_model(node: Any) -> bool:
+    """A model whose working memory is Python's: a Python model, or a SQL model whose config
+    has ``meta: {one_at_a_time: true}`` (it calls the build's Python functions on every row)."""
+    if getattr(node, "resource_type", None) != "model":
+        return False
+    if getattr(node, "language", None) == "python":
+        return True
+    meta = getattr(getattr(node, "config", None), "meta", None) or {}
+    return bool(meta.get("one_at_a_time"))
 
 
-def python_models_one_at_a_time() -> None:
-    """Make dbt-duckdb run at most one Python model at a time in this process (its
-    ``submit_python_job`` -- the model's code and the table it returns -- under one lock).
-    Idempotent; SQL models and tests are not affected."""
-    from dbt.adapters.duckdb.impl import DuckDBAdapter
+def heavy_models_one_at_a_time() -> None:
+    """Make dbt run at most one heavy model (:func:`is_heavy_model`) at a time in this process:
+    its runner's compile and execute under one lock (the wait comes before dbt's compile timing,
+    so a node's timings in ``run_results.json`` are the time it held the lock), and the freed
+    heap handed back before the next one starts. Idempotent; other nodes are not affected."""
+    from dbt.task.base import BaseRunner
 
-    submit = DuckDBAdapter.submit_python_job
-    if getattr(submit, "csrwh_one_at_a_time", False):
+    run = BaseRunner.compile_and_execute
+    if getattr(run, "csrwh_one_at_a_time", False):
         return
 
-    def one_at_a_time(self: Any, parsed_model: dict, compiled_code: str) -> Any:
-        with _PYTHON_MODEL_LOCK:
-            return submit(self, parsed_model, compiled_code)
+    def one_at_a_time(self: Any, manifest: Any, ctx: Any) -> Any:
+        if not is_heavy_model(self.node):
+            return run(self, manifest, ctx)
+        with _HEAVY_MODEL_LOCK:
+            try:
+                return run(self, manifest, ctx)
+            finally:
+                return_freed_memory()
 
     one_at_a_time.csrwh_one_at_a_time = True  # type: ignore[attr-defined]
-    DuckDBAdapter.submit_python_job = one_at_a_time  # type: ignore[method-assign]
+    BaseRunner.compile_and_execute = one_at_a_time  # type: ignore[method-assign]
 
 
 def _guarded(callback: Callable[[Any], None]) -> Callable[[Any], None]:
@@ -234,7 +247,7 @@ def run_dbt(
     os.environ["CSRWH_DBT_TEMP_DIR"] = settings["temp_directory"]
     from dbt.cli.main import dbtRunner
 
-    python_models_one_at_a_time()
+    heavy_models_one_at_a_time()
     full_args = [
         *args,
         "--project-dir",
@@ -252,11 +265,7 @@ def run_dbt(
         console_errors = _ConsoleErrors()
     node_log = _NodeLog(log_file) if log_file is not None else None
     watch = _ParseWatch()
-    callbacks = [
-        c
-        for c in (node_log, console_errors, on_event, watch, _trim_after_python_models)
-        if c is not None
-    ]
+    callbacks = [c for c in (node_log, console_errors, on_event, watch) if c is not None]
     started = watch.started = time.perf_counter()
     try:
         result = dbtRunner(callbacks=[_guarded(c) for c in callbacks]).invoke(

@@ -1,33 +1,14 @@
-"""dbt_runner hands freed memory back to the system after Python models and after dbt."""
+"""dbt_runner hands freed memory back to the system (after each heavy model:
+test_dbt_python_models_serial.py; after dbt)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from csrwh.building import dbt_runner
-
-
-def _event(name: str, node_path: str) -> SimpleNamespace:
-    return SimpleNamespace(
-        info=SimpleNamespace(name=name),
-        data=SimpleNamespace(node_info=SimpleNamespace(node_path=node_path)),
-    )
-
-
-def test_memory_is_returned_at_the_end_of_python_models_only(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    calls: list[str] = []
-    monkeypatch.setattr(dbt_runner, "return_freed_memory", lambda: calls.append("trim"))
-    dbt_runner._trim_after_python_models(_event("NodeFinished", "marts/measures/text_diversity.py"))
-    assert calls == ["trim"]
-    dbt_runner._trim_after_python_models(_event("NodeFinished", "marts/core/turns.sql"))
-    dbt_runner._trim_after_python_models(_event("NodeStart", "marts/measures/text_diversity.py"))
-    assert calls == ["trim"]
 
 
 def _rss_mb() -> float:
