@@ -184,8 +184,12 @@ def heavy_models_one_at_a_time() -> None:
     """Make dbt run at most one heavy model (:func:`is_heavy_model`) at a time in this process:
     its runner's compile and execute under one lock (the wait comes before dbt's compile timing,
     so a node's timings in ``run_results.json`` are the time it held the lock), and the freed
-    heap handed back before the next one starts. Idempotent; other nodes are not affected."""
+    heap handed back before the next one starts. dbt's queue also holds a heavy model back
+    while another is in progress (:func:`_heavy_models_wait_in_the_queue`), so a waiting one
+    does not take a dbt thread from the SQL nodes. Idempotent; other nodes are not affected."""
     from dbt.task.base import BaseRunner
+
+    _heavy_models_wait_in_the_queue()
 
     run = BaseRunner.compile_and_execute
     if getattr(run, "csrwh_one_at_a_time", False):
@@ -202,6 +206,58 @@ def heavy_models_one_at_a_time() -> None:
 
     one_at_a_time.csrwh_one_at_a_time = True  # type: ignore[attr-defined]
     BaseRunner.compile_and_execute = one_at_a_time  # type: ignore[method-assign]
+
+
+def _heavy_models_wait_in_the_queue() -> None:
+    """dbt's graph queue hands out a heavy model only when no other heavy model is in progress.
+
+    dbt's main thread takes every ready node off the queue (``GraphQueue.get``) and gives it to
+    its thread pool at once; a heavy model given out while another runs would hold a pool
+    thread on the lock of :func:`heavy_models_one_at_a_time` (real corpora: ~30 s of one of the
+    two threads while ``text_diversity`` ran, with ``turns`` and its marts ready). Here such a
+    node goes back into the queue's ready set, unstarted, and is queued again when the heavy
+    model in progress is done (``GraphQueue.mark_done``); meanwhile the queue gives out the SQL
+    nodes. Idempotent."""
+    from dbt.graph.queue import GraphQueue
+
+    get, mark_done = GraphQueue.get, GraphQueue.mark_done
+    if getattr(get, "csrwh_one_at_a_time", False):
+        return
+
+    def heavy_in_progress(queue: Any, but: str) -> bool:
+        return any(
+            uid != but and is_heavy_model(queue.manifest.expect(uid)) for uid in queue.in_progress
+        )
+
+    def get_light_first(self: Any, block: bool = True, timeout: float | None = None) -> Any:
+        while True:
+            node = get(self, block=block, timeout=timeout)
+            if not is_heavy_model(node):
+                return node
+            with self.lock:
+                if not heavy_in_progress(self, node.unique_id):
+                    return node
+                # back to queued, not in progress; its put is counted again when it returns
+                self.in_progress.discard(node.unique_id)
+                self.queued.add(node.unique_id)
+                self.__dict__.setdefault("csrwh_waiting", []).append(node.unique_id)
+                self.inner.task_done()
+
+    def mark_done_then_requeue(self: Any, node_id: str) -> None:
+        mark_done(self, node_id)
+        with self.lock:
+            waiting = self.__dict__.get("csrwh_waiting") or []
+            if not waiting or heavy_in_progress(self, ""):
+                return
+            for uid in waiting:
+                self.inner.put((self._scores[uid], uid))
+            waiting.clear()
+
+    get_light_first.csrwh_one_at_a_time = True  # type: ignore[attr-defined]
+    get_light_first.__wrapped__ = get  # type: ignore[attr-defined]
+    mark_done_then_requeue.__wrapped__ = mark_done  # type: ignore[attr-defined]
+    GraphQueue.get = get_light_first  # type: ignore[method-assign]
+    GraphQueue.mark_done = mark_done_then_requeue  # type: ignore[method-assign]
 
 
 def _guarded(callback: Callable[[Any], None]) -> Callable[[Any], None]:

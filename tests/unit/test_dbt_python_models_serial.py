@@ -5,18 +5,31 @@ real corpora's cold-build peak RSS (issue 26)."""
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
+import queue as queue_module
 import threading
 import time
 from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from dbt.task.base import BaseRunner
 
 from csrwh.building import dbt_runner
+
+
+@pytest.fixture(autouse=True)
+def _dbt_queue_as_dbt_has_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """dbt's own GraphQueue in each test (a build in this process may have patched it), put
+    back as it was after."""
+    from dbt.graph.queue import GraphQueue
+
+    for name in ("get", "mark_done"):
+        monkeypatch.setattr(GraphQueue, name, inspect.unwrap(getattr(GraphQueue, name)))
 
 
 def _node(name: str, language: str = "sql", meta: dict | None = None) -> SimpleNamespace:
@@ -97,6 +110,55 @@ def test_freed_memory_is_returned_after_each_heavy_model_only(
     for node in [*HEAVY, *LIGHT]:
         BaseRunner.compile_and_execute(SimpleNamespace(node=node), None, None)
     assert trims == ["trim"] * len(HEAVY)
+
+
+def _queue(nodes: list) -> Any:
+    """dbt's own graph queue over ``nodes`` (no edges: all ready at once)."""
+    import networkx as nx
+    from dbt.graph.queue import GraphQueue
+
+    by_id = {}
+    for node in nodes:
+        node.unique_id = f"model.csrwh.{node.name}"
+        node.is_ephemeral = False
+        by_id[node.unique_id] = node
+    graph = nx.DiGraph()
+    graph.add_nodes_from(by_id)
+    return GraphQueue(graph, SimpleNamespace(expect=by_id.__getitem__), set(by_id))
+
+
+def _handed_out(queue: Any) -> list[str]:
+    """dbt's main loop: every node as soon as the queue gives it out, none done yet."""
+    names = []
+    while True:
+        try:
+            names.append(queue.get(block=False).name)
+        except queue_module.Empty:
+            return names
+
+
+def test_a_waiting_heavy_model_stays_in_the_queue(monkeypatch: pytest.MonkeyPatch) -> None:
+    # all ready at once; the queue gives out by name: a_ before b_ before z_
+    nodes = [
+        _node("a_text_diversity", "python"),
+        _node("b_text_measures", meta={"one_at_a_time": True}),
+        _node("z_turns"),
+    ]
+    plain = _queue([SimpleNamespace(**vars(n)) for n in nodes])
+    assert _handed_out(plain) == ["a_text_diversity", "b_text_measures", "z_turns"]
+
+    dbt_runner.heavy_models_one_at_a_time()
+    queue = _queue(nodes)
+    # the second heavy model waits in the queue; the SQL node goes out beside the first
+    assert _handed_out(queue) == ["a_text_diversity", "z_turns"]
+    assert len(queue) == 1 and not queue.empty()
+    queue.mark_done("model.csrwh.z_turns")
+    assert _handed_out(queue) == []
+    queue.mark_done("model.csrwh.a_text_diversity")
+    assert _handed_out(queue) == ["b_text_measures"]
+    queue.mark_done("model.csrwh.b_text_measures")
+    assert queue.empty()
+    queue.join()  # every put was matched by a done: join returns
 
 
 def _windows(target: Path) -> dict[str, tuple[float, float]]:

@@ -33,3 +33,19 @@ def test_freed_heap_goes_back_to_the_system() -> None:
     after = _rss_mb()
     assert len(kept) == 300
     assert before - after > 100, f"RSS {before:.0f} MB -> {after:.0f} MB"
+
+
+def test_dbt_duckdb_hands_its_allocators_freed_memory_back_in_the_background() -> None:
+    # after int_turn_text_measures DuckDB's allocator kept ~270 MB it had freed, under
+    # text_diversity's peak (issue 26): the build's profile turns its background purge on
+    import duckdb
+    import yaml
+
+    from csrwh.config import PROJECT_ROOT
+
+    profile = yaml.safe_load((PROJECT_ROOT / "profiles" / "profiles.yml").read_text())
+    options = profile["csrwh"]["outputs"]["default"]["config_options"]
+    assert options["allocator_background_threads"] is True
+    with duckdb.connect(config={"allocator_background_threads": True}) as con:
+        setting = "current_setting('allocator_background_threads')"
+        assert con.execute(f"select {setting}").fetchone()[0] is True
