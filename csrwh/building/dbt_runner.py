@@ -8,13 +8,15 @@ is reused from one build to the next. DuckDB's ``memory_limit``, ``threads`` and
 ``temp_directory`` reach the profile through CSRWH_DBT_MEMORY_LIMIT, CSRWH_DBT_THREADS and
 CSRWH_DBT_TEMP_DIR (:func:`csrwh.config.duckdb_settings`).
 
-Memory: after each Python model (text measures, diversity, agreement: pandas/Arrow/numpy work
-in this process) and after dbt, the freed C heap is handed back to the system
-(:func:`return_freed_memory`), so what those models freed does not stay in the build's
-resident set while later nodes and the gate run. Python models run one at a time
-(:func:`python_models_one_at_a_time`): each holds a corpus's texts or ratings in Arrow and
-numpy, and two side by side made the build's peak (real corpora 1,132 -> 1,056 MB, cold wall
-unchanged; see BENCHMARKS.md). SQL nodes still run beside them on dbt's other threads.
+Memory: the models whose working memory is Python's -- the Python models (diversity,
+agreement, leaderboard: pandas/Arrow/numpy work in this process) and the SQL models that call
+the build's Python functions on every row (``meta: {one_at_a_time: true}`` in their config:
+the text measures) -- run one at a time (:func:`heavy_models_one_at_a_time`): two side by side
+made the build's peak (Python models: real corpora 1,132 -> 1,056 MB; the text measures beside
+``text_diversity``: see BENCHMARKS.md, issue 26). Other SQL nodes still run beside them on dbt's
+other threads. After each of them and after dbt, the freed C heap is handed back to the system
+(:func:`return_freed_memory`), so what they freed does not stay in the build's resident set
+while later nodes and the gate run.
 
 ``log_file`` receives what dbt would print (its info, warning and error lines: one per node
 started and finished), whatever the console shows; ``on_event`` sees every dbt event (the build
@@ -164,31 +166,98 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return None if libc is None else libc.malloc_trim
 
 
-def _trim_after_python_models(msg: Any) -> None:
-    """On the end of a Python model: :func:`return_freed_memory`."""
-    if msg.info.name == "NodeFinished" and str(msg.data.node_info.node_path).endswith(".py"):
-        return_freed_memory()
+_HEAVY_MODEL_LOCK = threading.Lock()
 
 
-_PYTHON_MODEL_LOCK = threading.Lock()
+def is_heavy_model(node: Any) -> bool:
+    """A model whose working memory is Python's: a Python model, or a SQL model whose config
+    has ``meta: {one_at_a_time: true}`` (it calls the build's Python functions on every row)."""
+    if getattr(node, "resource_type", None) != "model":
+        return False
+    if getattr(node, "language", None) == "python":
+        return True
+    meta = getattr(getattr(node, "config", None), "meta", None) or {}
+    return bool(meta.get("one_at_a_time"))
 
 
-def python_models_one_at_a_time() -> None:
-    """Make dbt-duckdb run at most one Python model at a time in this process (its
-    ``submit_python_job`` -- the model's code and the table it returns -- under one lock).
-    Idempotent; SQL models and tests are not affected."""
-    from dbt.adapters.duckdb.impl import DuckDBAdapter
+def heavy_models_one_at_a_time() -> None:
+    """Make dbt run at most one heavy model (:func:`is_heavy_model`) at a time in this process:
+    its runner's compile and execute under one lock (the wait comes before dbt's compile timing,
+    so a node's timings in ``run_results.json`` are the time it held the lock), and the freed
+    heap handed back before the next one starts. dbt's queue also holds a heavy model back
+    while another is in progress (:func:`_heavy_models_wait_in_the_queue`), so a waiting one
+    does not take a dbt thread from the SQL nodes. Idempotent; other nodes are not affected."""
+    from dbt.task.base import BaseRunner
 
-    submit = DuckDBAdapter.submit_python_job
-    if getattr(submit, "csrwh_one_at_a_time", False):
+    _heavy_models_wait_in_the_queue()
+
+    run = BaseRunner.compile_and_execute
+    if getattr(run, "csrwh_one_at_a_time", False):
         return
 
-    def one_at_a_time(self: Any, parsed_model: dict, compiled_code: str) -> Any:
-        with _PYTHON_MODEL_LOCK:
-            return submit(self, parsed_model, compiled_code)
+    def one_at_a_time(self: Any, manifest: Any, ctx: Any) -> Any:
+        if not is_heavy_model(self.node):
+            return run(self, manifest, ctx)
+        with _HEAVY_MODEL_LOCK:
+            try:
+                return run(self, manifest, ctx)
+            finally:
+                return_freed_memory()
 
     one_at_a_time.csrwh_one_at_a_time = True  # type: ignore[attr-defined]
-    DuckDBAdapter.submit_python_job = one_at_a_time  # type: ignore[method-assign]
+    BaseRunner.compile_and_execute = one_at_a_time  # type: ignore[method-assign]
+
+
+def _heavy_models_wait_in_the_queue() -> None:
+    """dbt's graph queue hands out a heavy model only when no other heavy model is in progress.
+
+    dbt's main thread takes every ready node off the queue (``GraphQueue.get``) and gives it to
+    its thread pool at once; a heavy model given out while another runs would hold a pool
+    thread on the lock of :func:`heavy_models_one_at_a_time` (real corpora: ~30 s of one of the
+    two threads while ``text_diversity`` ran, with ``turns`` and its marts ready). Here such a
+    node goes back into the queue's ready set, unstarted, and is queued again when the heavy
+    model in progress is done (``GraphQueue.mark_done``); meanwhile the queue gives out the SQL
+    nodes. Idempotent."""
+    from dbt.graph.queue import GraphQueue
+
+    get, mark_done = GraphQueue.get, GraphQueue.mark_done
+    if getattr(get, "csrwh_one_at_a_time", False):
+        return
+
+    def heavy_in_progress(queue: Any, but: str) -> bool:
+        return any(
+            uid != but and is_heavy_model(queue.manifest.expect(uid)) for uid in queue.in_progress
+        )
+
+    def get_light_first(self: Any, block: bool = True, timeout: float | None = None) -> Any:
+        while True:
+            node = get(self, block=block, timeout=timeout)
+            if not is_heavy_model(node):
+                return node
+            with self.lock:
+                if not heavy_in_progress(self, node.unique_id):
+                    return node
+                # back to queued, not in progress; its put is counted again when it returns
+                self.in_progress.discard(node.unique_id)
+                self.queued.add(node.unique_id)
+                self.__dict__.setdefault("csrwh_waiting", []).append(node.unique_id)
+                self.inner.task_done()
+
+    def mark_done_then_requeue(self: Any, node_id: str) -> None:
+        mark_done(self, node_id)
+        with self.lock:
+            waiting = self.__dict__.get("csrwh_waiting") or []
+            if not waiting or heavy_in_progress(self, ""):
+                return
+            for uid in waiting:
+                self.inner.put((self._scores[uid], uid))
+            waiting.clear()
+
+    get_light_first.csrwh_one_at_a_time = True  # type: ignore[attr-defined]
+    get_light_first.__wrapped__ = get  # type: ignore[attr-defined]
+    mark_done_then_requeue.__wrapped__ = mark_done  # type: ignore[attr-defined]
+    GraphQueue.get = get_light_first  # type: ignore[method-assign]
+    GraphQueue.mark_done = mark_done_then_requeue  # type: ignore[method-assign]
 
 
 def _guarded(callback: Callable[[Any], None]) -> Callable[[Any], None]:
@@ -234,7 +303,7 @@ def run_dbt(
     os.environ["CSRWH_DBT_TEMP_DIR"] = settings["temp_directory"]
     from dbt.cli.main import dbtRunner
 
-    python_models_one_at_a_time()
+    heavy_models_one_at_a_time()
     full_args = [
         *args,
         "--project-dir",
@@ -252,11 +321,7 @@ def run_dbt(
         console_errors = _ConsoleErrors()
     node_log = _NodeLog(log_file) if log_file is not None else None
     watch = _ParseWatch()
-    callbacks = [
-        c
-        for c in (node_log, console_errors, on_event, watch, _trim_after_python_models)
-        if c is not None
-    ]
+    callbacks = [c for c in (node_log, console_errors, on_event, watch) if c is not None]
     started = watch.started = time.perf_counter()
     try:
         result = dbtRunner(callbacks=[_guarded(c) for c in callbacks]).invoke(
