@@ -76,8 +76,11 @@ def _tables_of(con, spec: SuiteSpec) -> frozenset[str] | None:
 
 def table_digests(con, catalog: str, tables: Iterable[str]) -> dict[str, str | None]:
     """``schema.table`` -> digest of its columns (names, types, order) and of its rows as a
-    multiset (the sums of the rows' md5 halves and the count: order-independent, and two equal
-    rows do not cancel out), in the database attached as ``catalog``; None: no such table."""
+    multiset (the sum of the rows' DuckDB ``hash`` and the count: order-independent, and two
+    equal rows do not cancel out), in the database attached as ``catalog``; None: no such
+    table. Both databases are digested by one connection, so the hash function is the same
+    (a 64-bit hash: 12x faster than md5 of each row's JSON on the real corpora's ``turns``,
+    0.03 against 0.4 s)."""
     out: dict[str, str | None] = {}
     for table in sorted(set(tables)):
         schema, name = table.split(".", 1)
@@ -91,9 +94,8 @@ def table_digests(con, catalog: str, tables: Iterable[str]) -> dict[str, str | N
             out[table] = None
             continue
         rows = con.execute(
-            "select sum(md5_number_upper(j))::varchar || ':' || sum(md5_number_lower(j))::varchar "
-            "|| ':' || count(*)::varchar from (select to_json(t)::varchar as j "
-            f'from "{catalog}"."{schema}"."{name}" as t)'
+            "select sum(hash(t))::varchar || ':' || count(*)::varchar "
+            f'from "{catalog}"."{schema}"."{name}" as t'
         ).fetchone()[0]
         out[table] = f"{columns}|{rows}"
     return out
