@@ -47,7 +47,7 @@ def _render(*, incremental: bool, counting_macros=None) -> str:
         count_han_chars=counting.default__count_han_chars,
         count_letters=counting.default__count_letters,
         count_words=counting.default__count_words,
-        corpus_inputs_digest=digest.corpus_inputs_digest,
+        corpus_inputs_digest=digest.default__corpus_inputs_digest,
     )
     return env.from_string(MODEL.read_text("utf-8")).render()
 
@@ -139,7 +139,7 @@ def test_the_sql_digest_is_the_python_partitions_digest(con) -> None:
     what csrwh.building.partitions.corpus_digests (Python models) gives for the same rows."""
     con.execute("insert into turns_in values ('b:3', 7, 'x\"y,\\z'), ('b:3', 8, '')")
     relation = con.sql("select split_part(conversation_id, ':', 1) as corpus, * from turns_in")
-    digest = _macros("corpus_inputs_digest.sql").corpus_inputs_digest(
+    digest = _macros("corpus_inputs_digest.sql").default__corpus_inputs_digest(
         ["conversation_id", "turn_index", "text"]
     )
     in_sql = dict(

@@ -47,7 +47,7 @@ digests as (
             {{ corpus_inputs_digest(['conversation_id', 'turn_index', 'text']) }}
             || ':{{ local_md5(counting) }}' as inputs_digest
         {%- else %}
-            cast(null as string) as inputs_digest
+            {{ corpus_inputs_digest(['conversation_id', 'turn_index', 'text']) }} as inputs_digest
         {%- endif %}
     from turns
     group by corpus
