@@ -35,9 +35,11 @@ Rebuilds: a build whose inputs or project changed rebuilds only what changed. It
 landed files (``raw.ingest_files``) with the published build's and runs ``dbt build --select
 source:<corpus>.<table>+ ...`` for the raw tables whose files changed, plus ``state:modified+``
 against the published build's manifest (kept in ``<warehouse>.build/state/``) when the project
-changed, on the copy of the published warehouse; then only the suites of the re-ingested raw
-tables, the rebuilt models and the changed suite files run, and the published build's results
-of the others are copied into ``main.dq_results`` under the new build id. Without a usable
+changed, on the copy of the published warehouse; then only the changed suite files and the
+suites that read a changed table run (a re-ingested raw table, or a rebuilt model whose columns
+or rows differ from the published warehouse's: ``csrwh.building.gate.carry``), and the
+published build's results of the others are copied into ``main.dq_results`` under the new
+build id. Without a usable
 saved state (missing, of another build, other csrwh/dbt version, changed dbt_project.yml or
 profile) it builds in full and says why in one line; ``full`` (``--full``) asks for that. dbt
 sees the working file as ``<warehouse>.build/<warehouse name>`` (a hard link for the dbt phase)

@@ -68,6 +68,10 @@ class _Selection:
     raw_tables: set[str]
     code_changed: bool
     saved_suites: dict[str, str]
+    #: the published warehouse and this build's database: a rebuilt table whose rows are the
+    #: same in both changes no suite's outcome (:meth:`suites`); None: not compared
+    published: Path | None = None
+    work: Path | None = None
 
     @property
     def select(self) -> list[str]:
@@ -102,19 +106,37 @@ class _Selection:
         return f"raw tables re-ingested: {tables}{code}; the rest is carried over from the published build"
 
     def suites(self, outcome: DbtOutcome) -> list[str]:
-        """Suites to re-run: of re-ingested raw tables, of models dbt rebuilt, changed suites."""
+        """Suites to re-run: those whose YAML changed and those that read a changed table (their
+        own or one their SQL names: csrwh.building.gate.carry.suite_tables). A table changed
+        when its raw files were re-ingested, or when dbt rebuilt it (model or seed of that
+        name) and its columns or rows differ from the published warehouse's (issue 26: a
+        rebuilt mart with the same rows keeps its suites' published outcomes)."""
+        from csrwh.building.gate.carry import suite_tables, unchanged_tables
         from csrwh.building.gate.suites import load_suites, suite_digests
 
-        tables = {f"raw.{t}" for t in self.raw_tables | self.bookkeeping}
-        tables |= {
-            f"main.{uid.split('.')[-1]}" for uid in outcome.timings if uid.startswith("model.")
-        }
+        specs = load_suites()
         digests = suite_digests()
-        return [
+        reads = suite_tables(specs)
+        rebuilt_names = {
+            uid.split(".")[-1] for uid in outcome.timings if uid.startswith(("model.", "seed."))
+        }
+        read = set().union(*(tables for tables in reads.values() if tables is not None))
+        rebuilt = {t for t in read if t.split(".", 1)[1] in rebuilt_names}
+        if self.published is not None and self.work is not None:
+            rebuilt -= unchanged_tables(self.published, self.work, rebuilt)
+        changed = {f"raw.{t}" for t in self.raw_tables | self.bookkeeping} | rebuilt
+        again = [
             spec.name
-            for spec in load_suites()
-            if spec.table in tables or self.saved_suites.get(spec.name) != digests.get(spec.name)
+            for spec in specs
+            if reads[spec.name] is None
+            or reads[spec.name] & changed
+            or self.saved_suites.get(spec.name) != digests.get(spec.name)
         ]
+        console.print(
+            f"expectations: {len(again)} suite(s) to run again, {len(specs) - len(again)} "
+            "carried over (none of the tables they read changed)"
+        )
+        return again
 
 
 def _carry_over(database: Path, previous: str, build_id: str, outcome: DbtOutcome) -> None:
@@ -200,6 +222,8 @@ class _DbtState:
             raw_tables=changed,
             code_changed=published.fingerprint != fingerprint,
             saved_suites=saved.get("suites", {}),
+            published=self.warehouse,
+            work=self.work,
         )
         console.print(f"selective build: {escape(selection.describe())}", soft_wrap=True)
         self.result.notes.append(f"selective build: {selection.describe()}")

@@ -1,6 +1,7 @@
 {#-
     One row per conversation of every corpus, with turn counts from int_turns_unioned (what the
-    turns mart holds, without waiting for its Python text measures).
+    turns mart holds, without waiting for its Python text measures) and the language detected
+    from the Han characters and letters of int_turn_text_counts.
 -#}
 
 with
@@ -17,8 +18,20 @@ unioned as (
     ) }}
 ),
 
+-- the costly per-text counts come from int_turn_text_counts, counted again only for the
+-- corpora whose turns changed (issue 26)
 turns as (
-    select * from {{ ref('int_turns_unioned') }}
+    select
+        unioned.conversation_id,
+        unioned.role,
+        unioned.merged_turn_index,
+        counts.n_han_chars,
+        counts.n_letters
+    from {{ ref('int_turns_unioned') }} as unioned
+    inner join {{ ref('int_turn_text_counts') }} as counts
+        on
+            unioned.conversation_id = counts.conversation_id
+            and unioned.turn_index = counts.turn_index
 ),
 
 turn_counts as (
@@ -30,10 +43,10 @@ turn_counts as (
         max(merged_turn_index) + 1 as n_merged_turns,
         -- language detection reads what the users wrote (an assistant may answer in another
         -- language), or every turn when the users wrote no letters
-        sum(case when role = 'user' then {{ count_han_chars('text') }} else 0 end) as n_user_han_chars,
-        sum(case when role = 'user' then {{ count_letters('text') }} else 0 end) as n_user_letters,
-        sum({{ count_han_chars('text') }}) as n_all_han_chars,
-        sum({{ count_letters('text') }}) as n_all_letters
+        sum(case when role = 'user' then n_han_chars else 0 end) as n_user_han_chars,
+        sum(case when role = 'user' then n_letters else 0 end) as n_user_letters,
+        sum(n_han_chars) as n_all_han_chars,
+        sum(n_letters) as n_all_letters
     from turns
     group by conversation_id
 ),

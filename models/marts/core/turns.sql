@@ -1,8 +1,9 @@
 {#-
     One row per utterance of every corpus (int_turns_unioned, merged-turn index included),
-    with conformed length measures: n_chars and n_words here (macro count_words),
-    n_words_segmented and the cl100k_base token counts from the Python-measured model
-    int_turn_text_measures (jieba segmentation, tiktoken).
+    with conformed length measures: n_chars here, n_words from int_turn_text_counts (macro
+    count_words, counted again only for the corpora whose turns changed), n_words_segmented
+    and the cl100k_base token counts from the Python-measured model int_turn_text_measures
+    (jieba segmentation, tiktoken).
 -#}
 
 with
@@ -15,16 +16,24 @@ text_measures as (
     select * from {{ ref('int_turn_text_measures') }}
 ),
 
+text_counts as (
+    select * from {{ ref('int_turn_text_counts') }}
+),
+
 with_measures as (
     select
         unioned.*,
         text_measures.n_words_segmented,
         text_measures.n_tokens,
-        text_measures.n_tokens_translation
+        text_measures.n_tokens_translation,
+        text_counts.n_words
     from unioned
     left join text_measures
         on unioned.conversation_id = text_measures.conversation_id
         and unioned.turn_index = text_measures.turn_index
+    left join text_counts
+        on unioned.conversation_id = text_counts.conversation_id
+        and unioned.turn_index = text_counts.turn_index
 ),
 
 final as (
@@ -42,7 +51,7 @@ final as (
         turn_index,
         merged_turn_index,
         cast({{ dbt.length("coalesce(text, '')") }} as bigint) as n_chars,  -- Spark's length is int
-        {{ count_words("text") }} as n_words,
+        n_words,
         n_words_segmented,
         n_tokens,
         n_tokens_translation,

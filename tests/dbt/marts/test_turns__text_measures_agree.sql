@@ -11,11 +11,15 @@ measures as (
     select
         turns.*,
         text_measures.is_segmented,
-        {{ count_han_chars("turns.text") }} > 0 as has_han  -- engine-neutral \p{Han} test
+        -- count_han_chars, counted once in int_turn_text_counts (not again over every text)
+        text_counts.n_han_chars > 0 as has_han
     from {{ ref('turns') }} as turns
     left join {{ ref('int_turn_text_measures') }} as text_measures
         on turns.conversation_id = text_measures.conversation_id
         and turns.turn_index = text_measures.turn_index
+    left join {{ ref('int_turn_text_counts') }} as text_counts
+        on turns.conversation_id = text_counts.conversation_id
+        and turns.turn_index = text_counts.turn_index
 )
 
 select
