@@ -81,10 +81,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         if rule.get("slow"):  # 1000 bytes, then a pause, ...
-            for k in range(0, len(body), 1000):
-                self.wfile.write(body[k : k + 1000])
-                self.wfile.flush()
-                time.sleep(rule["slow"])
+            try:
+                for k in range(0, len(body), 1000):
+                    self.wfile.write(body[k : k + 1000])
+                    self.wfile.flush()
+                    time.sleep(rule["slow"])
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client hung up mid-download (an interrupted or timed-out fetch)
             return
         self.wfile.write(body)
 
