@@ -61,7 +61,6 @@ import os
 import resource
 import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 import time
@@ -73,7 +72,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
 sys.path.insert(0, str(ROOT))
 
-from csrwh._devtools.child_run import run_json_child
+from csrwh._devtools.child_run import run_json_child, run_timed
 
 DEFAULT_REAL = Path(os.environ.get("CSRWH_SHARED_CORPORA") or ROOT.parent / "shared" / "corpora")
 DEFAULT_CHANGE = "cosrec/dataset/crowd/keywords.jsonl"
@@ -318,19 +317,12 @@ def _run_child(name: str, *args: str, env: dict | None = None) -> dict:
 def _run_cli_build(data: Path, warehouse: Path, env: dict) -> dict:
     """`csrwh build` itself, timed from outside: what a user waits for (the no-change build
     takes the CLI's short path, without the imports the measuring child needs)."""
-    started = time.perf_counter()
-    proc = subprocess.run(
+    proc, wall = run_timed(
         [sys.executable, "-m", "csrwh.cli", "build", "--data-dir", str(data)]
         + ["--warehouse", str(warehouse)],
-        check=False,
-        capture_output=True,
-        text=True,
+        what="csrwh build",
         env=env,
-        cwd=ROOT,
     )
-    wall = time.perf_counter() - started
-    if proc.returncode != 0:
-        sys.exit(f"csrwh build failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     return {"wall": wall, "up_to_date": "is up to date" in " ".join(proc.stderr.split())}
 
 

@@ -17,26 +17,31 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_json_child(
-    script: str | Path, *args: str, what: str, env: dict[str, str] | None = None
-) -> dict:
-    """``python <script> --child <args>`` from the project root: the JSON object on the
-    child's last stdout line, with ``wall`` (seconds, measured here) added. A failed child
-    ends the benchmark with ``<what> failed:`` and the tails of its output."""
+def run_timed(
+    cmd: list[str], *, what: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess, float]:
+    """Run ``cmd`` from the project root, its output captured: the finished process and its
+    wall seconds (measured here). A failed command ends the benchmark with ``<what> failed:``
+    and the tails of its output."""
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, str(script), "--child", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=PROJECT_ROOT,
+        cmd, check=False, capture_output=True, text=True, env=env, cwd=PROJECT_ROOT
     )
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         sys.exit(
             f"{what} failed (exit {proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
         )
+    return proc, wall
+
+
+def run_json_child(
+    script: str | Path, *args: str, what: str, env: dict[str, str] | None = None
+) -> dict:
+    """``python <script> --child <args>`` from the project root: the JSON object on the
+    child's last stdout line, with ``wall`` (seconds, measured here) added. A failed child
+    ends the benchmark with ``<what> failed:`` and the tails of its output."""
+    proc, wall = run_timed([sys.executable, str(script), "--child", *args], what=what, env=env)
     lines = proc.stdout.strip().splitlines()
     try:
         result = json.loads(lines[-1])

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from spark_engine import require_spark
 
 from csrwh.building import spark
-from csrwh.errors import CsrwhError
 
 #: what the custom models hand on to the marts (models/marts/core unions the *_conformed ones)
 RELATIONS = (
@@ -68,12 +68,7 @@ EDGE_LINES = (
 
 @pytest.fixture(scope="module")
 def custom_on_both(module_tmp_path: Path):
-    try:
-        spark.check_spark_available()
-    except CsrwhError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"{exc.message} (CI is set, so this is an error; run make setup-spark)")
-        pytest.skip(exc.message)
+    require_spark()
     from csrwh.building import build
     from csrwh.building.spark_raw import export_raw_parquet
     from csrwh.sample import generate

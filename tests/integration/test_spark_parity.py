@@ -13,23 +13,14 @@ import time
 from pathlib import Path
 
 import pytest
+from spark_engine import require_spark
 
 from csrwh.building import spark, spark_parity
-from csrwh.errors import CsrwhError
-
-
-def _require_spark() -> None:
-    try:
-        spark.check_spark_available()
-    except CsrwhError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"{exc.message} (CI is set, so this is an error; run make setup-spark)")
-        pytest.skip(exc.message)
 
 
 @pytest.fixture(scope="module")
 def both_engines(module_tmp_path: Path):
-    _require_spark()
+    require_spark()
     from csrwh.building import build
     from csrwh.building.gate.run import gate
     from csrwh.sample import generate

@@ -8,10 +8,9 @@ import os
 import sys
 from pathlib import Path
 
-import pytest
+from spark_engine import require_spark
 
 from csrwh.building import spark
-from csrwh.errors import CsrwhError
 
 
 def _session(tmp: Path):
@@ -27,12 +26,7 @@ def _session(tmp: Path):
 
 
 def test_the_next_session_gets_a_jvm_with_its_own_options(tmp_path: Path) -> None:
-    try:
-        spark.check_spark_available()
-    except CsrwhError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"{exc.message} (CI is set, so this is an error; run make setup-spark)")
-        pytest.skip(exc.message)
+    require_spark()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark._stop_spark()  # a JVM an earlier test of this worker left running
     first = _session(tmp_path / "first")

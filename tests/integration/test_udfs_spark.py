@@ -13,10 +13,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from spark_engine import require_spark
 
 from csrwh.building import spark as spark_build
 from csrwh.building import udfs
-from csrwh.errors import CsrwhError
 
 pytestmark = pytest.mark.integration
 
@@ -42,12 +42,7 @@ QUERY = (
 
 
 def test_spark_functions_equal_duckdb(tmp_path: Path) -> None:
-    try:
-        spark_build.check_spark_available()
-    except CsrwhError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"{exc.message} (CI is set, so this is an error; run make setup-spark)")
-        pytest.skip(exc.message)
+    require_spark()
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
