@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+import time
 import zipfile
 from pathlib import Path
 
 from csrwh.fetch import MANIFEST_NAME, fetch, load_sources
+from csrwh.fetch import download as fetch_http
 
 SOURCES = load_sources()
 COSREC_REF = SOURCES["corpora"]["cosrec"]["ref"]
@@ -132,3 +135,24 @@ def _good_convsearch(tmp_path: Path, data_dir: Path) -> bytes:
     )
     fetch(["convsearch"], data_dir, from_zip=good)
     return (data_dir / "convsearch" / "Dialogs.json").read_bytes()
+
+
+def record_sleeps(monkeypatch, *, really: bool = False) -> list[float]:
+    """The seconds ``time.sleep`` is asked for by this test's own thread (fetch downloads in the
+    caller's thread), sleeping them too when ``really``. ``time.sleep`` is one function for the
+    whole process: other threads (the test server's, or one a previous test of this worker left
+    behind) sleep as before and are not recorded; CI once failed on a stray 0.05 s."""
+    slept: list[float] = []
+    real_sleep = time.sleep
+    caller = threading.get_ident()
+
+    def sleep(seconds: float) -> None:
+        if threading.get_ident() != caller:
+            real_sleep(seconds)
+            return
+        slept.append(seconds)
+        if really:
+            real_sleep(seconds)
+
+    monkeypatch.setattr(fetch_http.time, "sleep", sleep)
+    return slept

@@ -19,6 +19,7 @@ from fetch_support import (
     github_zip,
     manifest,
     put,
+    record_sleeps,
     recoreact_files,
     sha,
     tmp_leftovers,
@@ -161,10 +162,8 @@ def test_part_files_are_removed_when_a_download_fails(server, sources, data_dir)
 
 
 def _no_sleep(monkeypatch) -> list:
-    slept: list = []
     monkeypatch.setattr(fetch_http, "BACKOFF_SECONDS", 1.0)
-    monkeypatch.setattr(fetch_http.time, "sleep", lambda s: slept.append(s))
-    return slept
+    return record_sleeps(monkeypatch)
 
 
 def test_dns_failure_fails_fast_without_retries(sources, data_dir, monkeypatch):

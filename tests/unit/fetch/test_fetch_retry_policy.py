@@ -4,7 +4,7 @@ retried, when it gives up, and that received-but-bad bytes never count as a succ
 from __future__ import annotations
 
 import pytest
-from fetch_support import HF, recoreact_files
+from fetch_support import HF, record_sleeps, recoreact_files
 
 from csrwh.errors import CsrwhError
 from csrwh.fetch import download as fetch_http
@@ -76,9 +76,7 @@ def test_backoff_follows_the_policy(server, sources, data_dir, monkeypatch):
     server.rules[path] = {"fail": 3}
     monkeypatch.setattr(fetch_http, "ATTEMPTS", 4)
     monkeypatch.setattr(fetch_http, "BACKOFF_SECONDS", 0.01)
-    slept: list[float] = []
-    real_sleep = fetch_http.time.sleep
-    monkeypatch.setattr(fetch_http.time, "sleep", lambda s: (slept.append(s), real_sleep(s)))
+    slept = record_sleeps(monkeypatch, really=True)
     fetch(["recoreact"], data_dir, mirror=server.url, sources=_hub_only(sources))
     assert _tries(server, path) == 4
     assert [round(s, 3) for s in slept if s > 0] == [0.02, 0.04]
@@ -105,8 +103,20 @@ def test_retry_after_is_honoured_up_to_its_bound(server, sources, data_dir, monk
     path = f"/{HF}/news-users.jsonl"
     server.rules[path] = {"fail": 2, "headers": {"Retry-After": "3600"}}
     monkeypatch.setattr(fetch_http, "RETRY_AFTER_MAX_SECONDS", 0.01)
-    slept: list[float] = []
-    monkeypatch.setattr(fetch_http.time, "sleep", lambda s: slept.append(s))
+    slept = record_sleeps(monkeypatch)
     fetch(["recoreact"], data_dir, mirror=server.url, sources=_hub_only(sources))
     assert _tries(server, path) == 3
     assert slept == [0.01, 0.01]
+
+
+def test_sleep_recorder_counts_only_the_tests_own_thread(monkeypatch):
+    """Another thread's sleep (a server's, or one an earlier test left running) is not a retry."""
+    import threading
+    import time
+
+    slept = record_sleeps(monkeypatch)
+    other = threading.Thread(target=time.sleep, args=(0.05,))
+    other.start()
+    other.join()
+    time.sleep(7)  # recorded, not slept
+    assert slept == [7]
