@@ -140,8 +140,9 @@ def build(
     engine: str = typer.Option(
         "duckdb",
         "--engine",
+        # Rich reads `[spark]` as a style tag and drops it: the backslash keeps it in the help
         help="duckdb (the warehouse file) or spark: the same models on a local Spark session, "
-        "every mart as Parquet in <warehouse>.spark/<mart>/ (pip install 'csrwh[spark]').",
+        "every mart as Parquet in <warehouse>.spark/<mart>/ (pip install 'csrwh\\[spark]').",
     ),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,

@@ -66,3 +66,26 @@ def test_ingest_strict_fails_on_a_reject_and_names_the_file(tmp_path: Path) -> N
     votes.write_bytes(votes.read_bytes().replace(b"barcor_redial\r\n", b"barcor_redial,tie,\r\n"))
     fixed = run_cli(*args, "--strict")  # the fixed file replaces its rows and its rejects
     assert fixed.returncode == 0, fixed.stderr
+
+
+def test_help_keeps_square_brackets_the_source_wrote() -> None:
+    """Typer renders help with Rich, which reads `csrwh[spark]` as a style tag and drops it: every
+    `word[extra]` written in a command's or option's help must reach the rendered help."""
+    import re
+
+    import typer
+    from typer.testing import CliRunner
+
+    from csrwh.cli import app
+
+    runner = CliRunner()
+    lost = []
+    for name, command in typer.main.get_command(app).commands.items():
+        written = [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
+        shown = " ".join(runner.invoke(app, [name, "--help"], terminal_width=200).output.split())
+        for text in written:
+            for found in re.finditer(r"\w\\?\[[\w-]+\]", text):
+                word = found.group(0).replace("\\[", "[")
+                if word not in shown:
+                    lost.append(f"{name}: {word}")
+    assert not lost, lost
