@@ -18,6 +18,9 @@ other threads. After each of them and after dbt, the freed C heap is handed back
 (:func:`return_freed_memory`), so what they freed does not stay in the build's resident set
 while later nodes and the gate run.
 
+The objects that live through the run (dbt's modules, the parsed manifest) are frozen out of
+the garbage collector's reach while the nodes run (:mod:`csrwh.building.heap`).
+
 ``log_file`` receives what dbt would print (its info, warning and error lines: one per node
 started and finished), whatever the console shows; ``on_event`` sees every dbt event (the build
 counts nodes with it). Both are called from dbt's worker threads.
@@ -36,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from csrwh.building.heap import FrozenHeap
 from csrwh.config import PROJECT_ROOT, duckdb_settings
 from csrwh.errors import CsrwhError, is_out_of_memory, out_of_memory_line
 
@@ -147,6 +151,19 @@ class _ParseWatch:
             self.full_parse_reason = str(msg.data.reason)
         elif name == "FoundStats" and self.parse_seconds is None:
             self.parse_seconds = time.perf_counter() - self.started
+
+
+class _FreezeParsedManifest:
+    """Freezes the heap (:mod:`csrwh.building.heap`) once dbt has parsed the project (its
+    "Found N models, ..." event): the manifest lives until dbt returns, and the collections
+    while the nodes run need not visit it."""
+
+    def __init__(self, heap: FrozenHeap) -> None:
+        self.heap = heap
+
+    def __call__(self, msg: Any) -> None:
+        if msg.info.name == "FoundStats":
+            self.heap.freeze()
 
 
 def return_freed_memory() -> None:
@@ -278,6 +295,14 @@ def default_temp_dir(database: Path) -> Path:
     return database.with_name(database.name + ".build") / "tmp"
 
 
+def dbt_file_log_level() -> str:
+    """The level of dbt's own log (``<target>/logs/dbt.log``): ``info`` (a line per node and its
+    errors), ``debug`` (every SQL statement, connection and cache event) with ``CSRWH_DEBUG=1``.
+    Writing the debug lines was 8 % of the dbt threads' samples in a profile (py-spy) of a
+    one-record rebuild of the real corpora (issue 26)."""
+    return "debug" if os.environ.get("CSRWH_DEBUG") else "info"
+
+
 def run_dbt(
     args: list[str],
     database: Path,
@@ -317,17 +342,22 @@ def run_dbt(
     cli_flags = ["--log-path", str(target / "logs")]
     console_errors = None
     if quiet:  # dbt's console off; its error lines through _ConsoleErrors
-        cli_flags += ["--log-level", "none", "--log-level-file", "debug"]
+        cli_flags += ["--log-level", "none", "--log-level-file", dbt_file_log_level()]
         console_errors = _ConsoleErrors()
     node_log = _NodeLog(log_file) if log_file is not None else None
     watch = _ParseWatch()
-    callbacks = [c for c in (node_log, console_errors, on_event, watch) if c is not None]
+    # what is alive now (dbt's modules) and after parsing (the manifest) lives until dbt returns
+    heap = FrozenHeap()
+    heap.freeze()
+    freeze = _FreezeParsedManifest(heap)
+    callbacks = [c for c in (node_log, console_errors, on_event, watch, freeze) if c is not None]
     started = watch.started = time.perf_counter()
     try:
         result = dbtRunner(callbacks=[_guarded(c) for c in callbacks]).invoke(
             [*cli_flags, *full_args]
         )
     finally:
+        heap.thaw()
         if node_log is not None:
             node_log.close()
     seconds = time.perf_counter() - started

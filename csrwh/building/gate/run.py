@@ -49,6 +49,7 @@ from csrwh.building.gate.suites import (
     load_suites,
     to_gx_expectation,
 )
+from csrwh.building.heap import frozen_heap
 from csrwh.errors import CsrwhError
 
 #: what other modules import from here (the outcomes, recording and printing live in
@@ -145,8 +146,10 @@ def validate(
         if logger.level < logging.ERROR:
             logger.setLevel(logging.ERROR)
     datasource = None
+    # the modules imported so far (dbt's, GX's) live on: the collections while suites run
+    # need not visit them (csrwh.building.heap)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), frozen_heap():
             warnings.simplefilter("ignore")
             step = time.perf_counter()
             context = gx.get_context(mode="ephemeral")
