@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from csrwh.building.heap import FrozenHeap
+from csrwh.building.heap import FrozenHeap, frozen_heap
 from csrwh.config import PROJECT_ROOT, duckdb_settings
 from csrwh.errors import CsrwhError, is_out_of_memory, out_of_memory_line
 
@@ -346,18 +346,19 @@ def run_dbt(
         console_errors = _ConsoleErrors()
     node_log = _NodeLog(log_file) if log_file is not None else None
     watch = _ParseWatch()
-    # what is alive now (dbt's modules) and after parsing (the manifest) lives until dbt returns
-    heap = FrozenHeap()
-    heap.freeze()
-    freeze = _FreezeParsedManifest(heap)
-    callbacks = [c for c in (node_log, console_errors, on_event, watch, freeze) if c is not None]
-    started = watch.started = time.perf_counter()
     try:
-        result = dbtRunner(callbacks=[_guarded(c) for c in callbacks]).invoke(
-            [*cli_flags, *full_args]
-        )
+        # what is alive now (dbt's modules) and after parsing (the manifest) lives until dbt
+        # returns: frozen for the run (csrwh.building.heap)
+        with frozen_heap() as heap:
+            freeze = _FreezeParsedManifest(heap)
+            callbacks = [
+                c for c in (node_log, console_errors, on_event, watch, freeze) if c is not None
+            ]
+            started = watch.started = time.perf_counter()
+            result = dbtRunner(callbacks=[_guarded(c) for c in callbacks]).invoke(
+                [*cli_flags, *full_args]
+            )
     finally:
-        heap.thaw()
         if node_log is not None:
             node_log.close()
     seconds = time.perf_counter() - started

@@ -4,29 +4,17 @@ statement (debug): the debug lines were 8 % of the dbt threads' time in a rebuil
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
+from fake_dbt import fake_dbt_runner
 
 from csrwh.building import dbt_runner
 
 
 @pytest.mark.parametrize(("debug", "level"), [(None, "info"), ("1", "debug")])
 def test_dbt_file_log_level(monkeypatch, tmp_path: Path, debug: str | None, level: str) -> None:
-    import dbt.cli.main
-
     invoked: list[list[str]] = []
-
-    class FakeRunner:
-        def __init__(self, callbacks):
-            pass
-
-        def invoke(self, args):
-            invoked.append(args)
-            return SimpleNamespace(exception=None, success=True, result=SimpleNamespace(results=[]))
-
-    monkeypatch.setattr(dbt.cli.main, "dbtRunner", FakeRunner)
-    monkeypatch.setattr(dbt_runner, "release_database", lambda database: None)
+    fake_dbt_runner(monkeypatch, lambda args, callbacks: invoked.append(args))
     if debug is None:
         monkeypatch.delenv("CSRWH_DEBUG", raising=False)
     else:

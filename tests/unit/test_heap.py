@@ -8,6 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from fake_dbt import fake_dbt_runner
 
 from csrwh.building import dbt_runner
 from csrwh.building.heap import FrozenHeap, frozen_heap
@@ -59,27 +60,19 @@ def test_frozen_heap_thaws_on_error() -> None:
 def _fake_dbt(monkeypatch, *, fail: BaseException | None = None) -> dict:
     """dbtRunner replaced: its invoke fires dbt's "Found N models" event, then notes how many
     objects were frozen while the nodes would run (and raises ``fail``, if given)."""
-    import dbt.cli.main
-
     seen: dict = {}
 
-    class FakeRunner:
-        def __init__(self, callbacks):
-            self.callbacks = callbacks
+    def invoke(args, callbacks):
+        seen["before_parse"] = gc.get_freeze_count()
+        parsed = [_Cycle() for _ in range(1000)]  # the manifest
+        for callback in callbacks:
+            callback(SimpleNamespace(info=SimpleNamespace(name="FoundStats", level="info")))
+        seen["nodes"] = gc.get_freeze_count()
+        seen["parsed"] = parsed
+        if fail is not None:
+            raise fail
 
-        def invoke(self, args):
-            seen["before_parse"] = gc.get_freeze_count()
-            parsed = [_Cycle() for _ in range(1000)]  # the manifest
-            for callback in self.callbacks:
-                callback(SimpleNamespace(info=SimpleNamespace(name="FoundStats", level="info")))
-            seen["nodes"] = gc.get_freeze_count()
-            seen["parsed"] = parsed
-            if fail is not None:
-                raise fail
-            return SimpleNamespace(exception=None, success=True, result=SimpleNamespace(results=[]))
-
-    monkeypatch.setattr(dbt.cli.main, "dbtRunner", FakeRunner)
-    monkeypatch.setattr(dbt_runner, "release_database", lambda database: None)
+    fake_dbt_runner(monkeypatch, invoke)
     return seen
 
 

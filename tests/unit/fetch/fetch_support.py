@@ -11,7 +11,6 @@ import zipfile
 from pathlib import Path
 
 from csrwh.fetch import MANIFEST_NAME, fetch, load_sources
-from csrwh.fetch import download as fetch_http
 
 SOURCES = load_sources()
 COSREC_REF = SOURCES["corpora"]["cosrec"]["ref"]
@@ -154,5 +153,5 @@ def record_sleeps(monkeypatch, *, really: bool = False) -> list[float]:
         if really:
             real_sleep(seconds)
 
-    monkeypatch.setattr(fetch_http.time, "sleep", sleep)
+    monkeypatch.setattr(time, "sleep", sleep)
     return slept

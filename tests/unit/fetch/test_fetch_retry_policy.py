@@ -3,6 +3,9 @@ retried, when it gives up, and that received-but-bad bytes never count as a succ
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from fetch_support import HF, record_sleeps, recoreact_files
 
@@ -111,9 +114,6 @@ def test_retry_after_is_honoured_up_to_its_bound(server, sources, data_dir, monk
 
 def test_sleep_recorder_counts_only_the_tests_own_thread(monkeypatch):
     """Another thread's sleep (a server's, or one an earlier test left running) is not a retry."""
-    import threading
-    import time
-
     slept = record_sleeps(monkeypatch)
     other = threading.Thread(target=time.sleep, args=(0.05,))
     other.start()
