@@ -339,10 +339,10 @@ def run_dbt(
     # CSRWH_DBT_TARGET_PATH lets concurrent builds (e.g. parallel tests) keep apart artefacts.
     target = dbt_target_path()
     full_args += ["--target-path", str(target)]
-    cli_flags = ["--log-path", str(target / "logs")]
+    cli_flags = ["--log-path", str(target / "logs"), "--log-level-file", dbt_file_log_level()]
     console_errors = None
     if quiet:  # dbt's console off; its error lines through _ConsoleErrors
-        cli_flags += ["--log-level", "none", "--log-level-file", dbt_file_log_level()]
+        cli_flags += ["--log-level", "none"]
         console_errors = _ConsoleErrors()
     node_log = _NodeLog(log_file) if log_file is not None else None
     watch = _ParseWatch()

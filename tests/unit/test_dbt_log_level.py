@@ -11,14 +11,17 @@ from fake_dbt import fake_dbt_runner
 from csrwh.building import dbt_runner
 
 
+@pytest.mark.parametrize("quiet", [True, False])  # csrwh build, csrwh build -v
 @pytest.mark.parametrize(("debug", "level"), [(None, "info"), ("1", "debug")])
-def test_dbt_file_log_level(monkeypatch, tmp_path: Path, debug: str | None, level: str) -> None:
+def test_dbt_file_log_level(
+    monkeypatch, tmp_path: Path, debug: str | None, level: str, quiet: bool
+) -> None:
     invoked: list[list[str]] = []
     fake_dbt_runner(monkeypatch, lambda args, callbacks: invoked.append(args))
     if debug is None:
         monkeypatch.delenv("CSRWH_DEBUG", raising=False)
     else:
         monkeypatch.setenv("CSRWH_DEBUG", debug)
-    dbt_runner.run_dbt(["build"], tmp_path / "csr.duckdb", quiet=True)
+    dbt_runner.run_dbt(["build"], tmp_path / "csr.duckdb", quiet=quiet)
     args = invoked[0]
     assert args[args.index("--log-level-file") + 1] == level
