@@ -295,3 +295,28 @@ def test_small_corpora_take_the_in_memory_engine(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(diversity, "IN_MEMORY_BYTES", small)
     _load_model().model(_Dbt(con), con)
     assert calls == ["in_memory cosrec", "bounded crsarena"]
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 7, 1000, 20_000, in_memory._MOST_SLOTTED + 5])
+def test_distinct_count_counts_every_value_once(size: int) -> None:
+    """The linear-time count of a shuffle's n-gram keys equals the count by sorting, for
+    repeats, negative and 64-bit-wide keys, and past the most keys it puts in slots."""
+    import numpy as np
+
+    rng = np.random.default_rng(size)
+    for spread in (1, size // 7 + 1, 2**62):
+        keys = rng.integers(-spread, spread, size, dtype=np.int64) * 2**31 + rng.integers(0, 3)
+        assert in_memory.distinct_count(keys) == len(np.unique(keys))
+
+
+def test_distinct_count_is_exact_when_every_key_shares_one_slot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Constants that put all keys in one slot: each round counts only that slot's winner
+    and the keys left after the last round are counted by sorting."""
+    import numpy as np
+
+    monkeypatch.setattr(in_memory, "_MULTIPLIERS", (np.uint64(0),) * 3)
+    keys = np.array([5, 9, 5, 2**40, 9, -3, 7, 7, 7, 11], dtype=np.int64)
+    assert in_memory.distinct_count(keys) == 6
+    assert in_memory.distinct_count(keys[:2]) == 2
