@@ -7,12 +7,45 @@ process with exit status 0 when ``__main__`` has no file (``python -c``, a noteb
 started that way) and grpc is missing. The DuckDB gate never uses GX's Spark support, so GX
 is imported with pyspark hidden; GX then records it as not installed, and pyspark can still
 be imported normally afterwards (the Spark build does).
+
+GX also imports ``scipy.stats`` (``from scipy import stats``) for expectations the suites do not
+use (distribution tests, KL divergence): 0.7 s of every gate's start. It is registered as a
+lazy module (:class:`importlib.util.LazyLoader`) before GX is imported, so it is executed only
+when one of its attributes is first used; to its user it is the module itself. (A module
+reached by an ``import`` statement, as GX reaches ``altair``, cannot be left lazy: the import
+reads its ``__spec__``, which executes it.)
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
+
+#: submodules GX imports with ``from <package> import <module>`` but the gate's suites never use
+LAZY_MODULES = ("scipy.stats",)
+
+
+def import_lazily(name: str) -> None:
+    """Register submodule ``name`` (``package.module``, not yet imported) so that it is executed
+    at the first access to one of its attributes: in ``sys.modules`` and as its package's
+    attribute, which ``from package import module`` reads without touching the module. Nothing
+    when it is imported already or not installed."""
+    if name in sys.modules or "." not in name:
+        return
+    try:
+        spec = importlib.util.find_spec(name)
+    except ImportError:  # its parent package is missing
+        return
+    if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+        return
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    loader.exec_module(module)
+    package, _, attribute = name.rpartition(".")
+    setattr(sys.modules[package], attribute, module)
 
 
 def import_gx_without_pyspark() -> None:
@@ -27,6 +60,8 @@ def import_gx_without_pyspark() -> None:
         return
     sys.modules[hidden] = None  # type: ignore[assignment] # an ImportError for GX
     try:
+        for name in LAZY_MODULES:
+            import_lazily(name)
         import great_expectations  # noqa: F401
     finally:
         if sys.modules.get(hidden, 0) is None:
