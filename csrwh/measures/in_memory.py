@@ -16,6 +16,7 @@ which it shares with the bounded engine: :mod:`csrwh.measures.shuffles`.)
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -264,7 +265,8 @@ _MULTIPLIERS = tuple(
 #: the most keys :func:`distinct_count` puts in slots (its table: 8 int32 slots per key, at
 #: most 4 MiB); more are counted by sorting
 _MOST_SLOTTED = 1 << 17
-_slot_tables: dict[int, np.ndarray] = {}  # one per size, reused: a round reads only slots it wrote
+#: per thread, one table per size, reused (a round reads only slots it wrote)
+_slot_tables = threading.local()
 
 
 def distinct_count(keys: np.ndarray) -> int:
@@ -287,9 +289,10 @@ def distinct_count(keys: np.ndarray) -> int:
                 return count
             bits = max(4, (8 * len(left) - 1).bit_length())
             slots = ((left * multiplier) >> np.uint64(64 - bits)).astype(np.intp)
-            table = _slot_tables.get(bits)
+            tables = _slot_tables.__dict__
+            table = tables.get(bits)
             if table is None:
-                table = _slot_tables[bits] = np.empty(1 << bits, dtype=np.int32)
+                table = tables[bits] = np.empty(1 << bits, dtype=np.int32)
             positions = np.arange(len(left), dtype=np.int32)
             table[slots] = positions
             winners = table[slots]

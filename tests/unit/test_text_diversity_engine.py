@@ -320,3 +320,29 @@ def test_distinct_count_is_exact_when_every_key_shares_one_slot(
     keys = np.array([5, 9, 5, 2**40, 9, -3, 7, 7, 7, 11], dtype=np.int64)
     assert in_memory.distinct_count(keys) == 6
     assert in_memory.distinct_count(keys[:2]) == 2
+
+
+def test_distinct_count_threads_have_tables_of_their_own() -> None:
+    """Two threads counting at once never share a slot table (a shared one would mix their
+    positions and miscount, silently)."""
+    import threading
+
+    import numpy as np
+
+    keys = np.arange(5000, dtype=np.int64) % 1234
+    counts: list[int] = []
+    tables: list[set[int]] = []
+    both_counted = threading.Barrier(2)  # neither thread's tables are freed before both are seen
+
+    def count() -> None:
+        counts.append(in_memory.distinct_count(keys))
+        tables.append({id(t) for t in in_memory._slot_tables.__dict__.values()})
+        both_counted.wait(timeout=60)
+
+    workers = [threading.Thread(target=count) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert counts == [1234, 1234]
+    assert tables[0] and tables[1] and not tables[0] & tables[1]
