@@ -37,12 +37,12 @@ def distinct_count(keys: np.ndarray) -> int:
     left = np.ascontiguousarray(keys, dtype=np.int64).view(np.uint64)
     count = 0
     if len(left) <= _MOST_SLOTTED:
+        tables = _slot_tables.__dict__
         for multiplier in _MULTIPLIERS:
             if len(left) == 0:
                 return count
             bits = max(4, (8 * len(left) - 1).bit_length())
             slots = ((left * multiplier) >> np.uint64(64 - bits)).astype(np.intp)
-            tables = _slot_tables.__dict__
             table = tables.get(bits)
             if table is None:
                 table = tables[bits] = np.empty(1 << bits, dtype=np.int32)
@@ -51,7 +51,4 @@ def distinct_count(keys: np.ndarray) -> int:
             winners = table[slots]
             count += int(np.count_nonzero(winners == positions))
             left = left[left[winners] != left]
-    if len(left) == 0:
-        return count
-    ordered = np.sort(left)
-    return count + 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
+    return count + len(np.unique(left))
