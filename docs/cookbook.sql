@@ -74,6 +74,7 @@ select
     count(*) as judgments,
     count(distinct topic_id) as topics
 from relevance_judgments
+where corpus = 'cosrec'
 group by judgment_kind, grade
 order by judgment_kind, grade;
 

@@ -61,14 +61,15 @@ select count(*) from {flagged:votes:dialogue_a_linked};
 select count(*) from {flagged:votes:dialogue_b_linked};
 
 -- figure: dq_personalised_topics
-select count(*) from {flagged:relevance_judgments:personalised_judgments_have_users};
+select count(*) from {flagged:cosrec__relevance_judgments:personalised_judgments_have_users};
 
 -- figure: judgments_without_user
 select coalesce(sum(n_judgments), 0)::bigint
-from {flagged:relevance_judgments:personalised_judgments_have_users};
+from {flagged:cosrec__relevance_judgments:personalised_judgments_have_users};
 
 -- figure: recommendation_judgments
-select count(*) from main.relevance_judgments where judgment_kind = 'recommendation';
+select count(*) from main.relevance_judgments
+where corpus = 'cosrec' and judgment_kind = 'recommendation';
 
 -- figure: vote_records
 select count(*) from main.votes;

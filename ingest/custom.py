@@ -3,7 +3,10 @@
 Layout: ``<name>/*.jsonl`` -- every line one JSON object ``{"id", "messages": [{"role",
 "text", ...}], ...}`` (the format: docs/ADDING_A_CORPUS.md), ``record_key`` = ``id`` -- and
 an optional ``<name>/corpus.json`` (one JSON object: description, licence, citation, rating
-scales), ``record_key`` = ``<name>/corpus``. ``<name>`` is the first folder under
+scales, judgment kinds), ``record_key`` = ``<name>/corpus`` -- and optional relevance
+judgments ``<name>/<kind>.qrels`` (TREC qrels ``topic iteration doc grade``, the file's name
+the judgment kind; a second line for one kind's (topic, document) pair is rejected by
+:func:`check_judgment`). ``<name>`` is the first folder under
 ``custom/``; files elsewhere (``custom/x.jsonl``, ``<name>/sub/x.jsonl``) are not landed
 and are listed as ignored. Lines that are not JSON objects are rejected verbatim like in
 every JSONL file; so is, through :func:`check_conversation`, a JSON object that breaks the
@@ -313,6 +316,32 @@ def check_conversation(record: object, context: CheckContext) -> str | None:
     )
 
 
+def judgment_kind(source_path: str) -> str:
+    """The judgment kind of ``<name>/<kind>.qrels``: the file's name without ``.qrels``."""
+    return source_path.rsplit("/", 1)[-1].removesuffix(".qrels")
+
+
+def check_judgment(record: object, context: CheckContext) -> str | None:
+    """The reason a line of ``<name>/<kind>.qrels`` is rejected, or None when it lands.
+
+    The reader has already rejected lines without four fields or with a grade that is not an
+    integer. A (topic, document) pair is judged once per kind: a later line for the same pair
+    is rejected naming the line that lands, whatever its grade.
+    """
+    topic, doc, grade = record["topic_id"], record["doc_id"], record["grade"]  # type: ignore[index]
+    name = context.source_path.split("/", 1)[0]
+    key = (name, judgment_kind(context.source_path), topic, doc)
+    here = (context.source_path, context.line_number, grade)
+    first = context.state.setdefault("judgments", {}).setdefault(key, here)
+    if first == here:
+        return None
+    again = "the same grade" if first[2] == grade else f"grade {grade}"
+    return (
+        f"topic {topic} document {doc} is judged twice: first at {first[0]} line {first[1]} with "
+        f"grade {first[2]}, which lands; this line gives {again}"
+    )
+
+
 FILES = (
     FileSpec(
         "*/*.jsonl",
@@ -323,4 +352,12 @@ FILES = (
         check=check_conversation,
     ),
     FileSpec("*/corpus.json", "custom__corpora", Format.JSON_FILE, RecordKey.relative_path()),
+    # TREC qrels "topic iteration doc grade"; the file's name is the judgment kind
+    FileSpec(
+        "*/*.qrels",
+        "custom__qrels",
+        Format.QRELS,
+        RecordKey.field("topic_id"),
+        check=check_judgment,
+    ),
 )

@@ -101,16 +101,19 @@ def warehouse_copy(sample_warehouse: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def judgments(sample_warehouse: Path) -> dict[str, dict[str, dict[str, int]]]:
-    """The sample's relevance judgments, kind ('search', 'recommendation', 'all') -> topic ->
-    doc -> grade, read from the mart with plain SQL (an oracle's input, not csrwh's reader)."""
+def judgments(sample_warehouse: Path) -> dict[str, dict[str, dict[str, dict[str, int]]]]:
+    """The sample's relevance judgments, collection -> kind (each of its kinds and 'all') ->
+    topic -> doc -> grade, read from the mart with plain SQL (an oracle's input, not csrwh's
+    reader)."""
     with duckdb.connect(str(sample_warehouse), read_only=True) as con:
         rows = con.execute(
-            "select judgment_kind, topic_id, doc_id, grade from relevance_judgments"
+            "select collection, judgment_kind, topic_id, doc_id, grade from relevance_judgments"
         ).fetchall()
-    out: dict[str, dict[str, dict[str, int]]] = {"search": {}, "recommendation": {}, "all": {}}
-    for kind, topic, doc, grade in rows:
-        out[kind].setdefault(topic, {})[doc] = grade
-        out["all"].setdefault(topic, {})[doc] = grade
-    assert out["search"] and out["recommendation"], "the sample must judge both kinds"
+    out: dict[str, dict[str, dict[str, dict[str, int]]]] = {}
+    for collection, kind, topic, doc, grade in rows:
+        kinds = out.setdefault(collection, {"all": {}})
+        kinds.setdefault(kind, {}).setdefault(topic, {})[doc] = grade
+        kinds["all"].setdefault(topic, {})[doc] = grade
+    assert len(out) > 1, "the sample must judge in several collections"
+    assert any(len(kinds) > 2 for kinds in out.values()), "and one with several kinds"
     return out

@@ -107,7 +107,10 @@ def export(
         autocompletion=_complete_corpus,
     ),
     trec: bool = typer.Option(
-        False, "--trec", help="Also write CoSRec's qrels and topics as TREC files to <out>/trec."
+        False,
+        "--trec",
+        help="Also write the exported corpora's relevance judgments and topics as TREC files to "
+        "<out>/trec, a folder per corpus.",
     ),
     trec_dir: Path | None = typer.Option(
         None,
@@ -138,7 +141,8 @@ def export(
     )
     if result.trec_files:
         console.print(
-            f"TREC qrels and topics: {escape(str(result.trec_files[0].parent))}", soft_wrap=True
+            f"TREC qrels and topics: {escape(str(result.trec_files[0].parent.parent))}",
+            soft_wrap=True,
         )
 
 
@@ -146,10 +150,18 @@ def eval_run(
     run_file: Path = typer.Argument(
         ..., help="TREC run file: `topic Q0 doc rank score tag` per line."
     ),
+    corpus: str | None = typer.Option(
+        None,
+        "--corpus",
+        help="Whose judgments: a corpus name, or custom:<name> for your own corpus (default: the "
+        "one corpus with judgments).",
+        autocompletion=_complete_corpus,
+    ),
     qrels: str = typer.Option(
         "all",
         "--qrels",
-        help="Judgments: search, recommendation, or all (also broken down by kind).",
+        help="One of the corpus' judgment kinds (CoSRec: search, recommendation), or all (also "
+        "broken down by kind).",
     ),
     measure: list[str] | None = typer.Option(
         None, "--measure", help="ir_measures name, repeatable (default: nDCG@10, P@5, AP, RR)."
@@ -167,7 +179,7 @@ def eval_run(
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
-    """Evaluate a TREC run against CoSRec's relevance judgments (ir_measures; aggregate as
+    """Evaluate a TREC run against one corpus' relevance judgments (ir_measures; aggregate as
     trec_eval: the mean over the judged topics the run answers)."""
     import json
 
@@ -184,7 +196,7 @@ def eval_run(
             "--replace needs --save NAME", hint="csrwh eval RUN --save NAME --replace", exit_code=2
         )
     target = config.resolve_warehouse(warehouse)
-    report = E.evaluate_file(target, run_file, qrels, measure or E.DEFAULT_MEASURES)
+    report = E.evaluate_file(target, run_file, qrels, measure or E.DEFAULT_MEASURES, corpus=corpus)
     saved = None
     if save is not None:
         from csrwh.reading import eval_sidecar

@@ -23,7 +23,7 @@ SIDECAR_SUFFIX = ".evals.duckdb"
 SIDECAR_DDL = """
 create table if not exists eval_runs (
     run_name varchar not null,              -- the --save NAME
-    kind varchar not null,                  -- judgments: search, recommendation or all
+    kind varchar not null,                  -- judgments: one of the corpus' kinds, or all
     run_path varchar not null,              -- the run file as given (absolute)
     run_sha256 varchar not null,            -- sha256 of the run file
     saved_at timestamp with time zone not null,
@@ -43,6 +43,8 @@ create table if not exists eval_scores (
     topic_id varchar,                       -- NULL: the aggregate over the evaluated topics
     value double                            -- NULL: no topic evaluated for this kind
 );
+-- the judgments' collection (corpus id or custom:<name>); NULL in files saved before it was kept
+alter table eval_runs add column if not exists collection varchar;
 """
 
 
@@ -104,7 +106,9 @@ def save_report(report: EvalReport, name: str, sidecar: Path, replace: bool = Fa
         scores = []
         for ev in report.evaluations:
             con.execute(
-                "insert into eval_runs values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "insert into eval_runs (run_name, kind, run_path, run_sha256, saved_at, warehouse, "
+                "build_id, measures, n_topics_qrels, n_topics_evaluated, n_topics_missing, "
+                "n_run_topics_unjudged, collection) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     name,
                     ev.kind,
@@ -118,6 +122,7 @@ def save_report(report: EvalReport, name: str, sidecar: Path, replace: bool = Fa
                     ev.n_topics_evaluated,
                     ev.n_topics_missing,
                     ev.n_run_topics_unjudged,
+                    report.collection or None,
                 ],
             )
             scores += [(name, ev.kind, m, None, _number(ev.aggregate[m])) for m in ev.measures]

@@ -1,20 +1,21 @@
-"""Evaluate a TREC run against CoSRec's relevance judgments with ir_measures.
+"""Evaluate a TREC run against one collection's relevance judgments with ir_measures.
 
-* The qrels are the `relevance_judgments` mart: ``topic_id``, ``doc_id`` (an MS MARCO passage
-  for search topics, an Amazon product id for recommendation topics) and ``grade`` (0, 1, 2);
-  ``kind`` picks the search, the recommendation or all judgments.
+* The qrels are the `relevance_judgments` mart's rows of one *collection* (a corpus id, or
+  ``custom:<name>`` for an own corpus): ``topic_id``, ``doc_id`` and ``grade`` on the kind's
+  declared scale; ``kind`` picks one of the collection's judgment kinds or ``all``.
 * A run is a TREC run file: ``topic Q0 doc rank score tag`` per line, whitespace-separated.
 * Measures are ir_measures names (``nDCG@10``, ``P@5``, ``AP``, ``RR``, ...), computed by its
   pytrec_eval backend. Aggregation is trec_eval's: the mean over the topics that are in the
   qrels **and** the run (a topic the run does not answer is not counted as 0; the result says
   how many topics were evaluated and how many qrels topics the run missed).
 
-``export_trec`` writes the qrels and the topics (topic id -> standalone query of the intent)
-as TREC files.
+``export_trec`` writes each collection's qrels and topics (topic id -> the standalone query of
+its intent, else the text of the turn it links to) as TREC files, a folder per collection.
 
-``csrwh eval`` (:func:`evaluate_file`) evaluates a run file against one kind of judgments, or
-with ``--qrels all`` against each kind (search, recommendation, all), and prints a table, JSON
-or CSV. ``--save NAME`` stores the evaluation in the *evaluations sidecar*
+``csrwh eval`` (:func:`evaluate_file`) evaluates a run file against one collection
+(``--corpus``; without it, the one collection the warehouse has judgments for) and one kind of
+judgments, or with ``--qrels all`` against each of the collection's kinds and all of them,
+and prints a table, JSON or CSV. ``--save NAME`` stores the evaluation in the *evaluations sidecar*
 (:mod:`csrwh.reading.eval_sidecar`).
 """
 
@@ -27,7 +28,8 @@ from pathlib import Path
 
 from csrwh.errors import CsrwhError
 
-KINDS = ("search", "recommendation", "all")
+#: ``--qrels`` value that takes every kind of the collection (and breaks the result down by kind)
+ALL = "all"
 DEFAULT_MEASURES = ("nDCG@10", "P@5", "AP", "RR")
 
 
@@ -95,20 +97,59 @@ def read_run(path: Path) -> list[RunLine]:
     return out
 
 
-def qrels(con, kind: str = "all") -> list[tuple[str, str, int]]:
-    """(topic, doc, grade) from the relevance_judgments mart."""
-    if kind not in KINDS:
-        raise CsrwhError(f"unknown qrels kind {kind!r}", hint=f"use one of {', '.join(KINDS)}")
-    rows = con.execute(
-        "select topic_id, doc_id, grade from relevance_judgments "
-        "where $kind = 'all' or judgment_kind = $kind order by topic_id, doc_id",
-        {"kind": kind},
-    ).fetchall()
-    if not rows:
+def judged_collections(con) -> list[str]:
+    """The collections the warehouse holds relevance judgments for, in order."""
+    return [
+        row[0]
+        for row in con.execute(
+            "select distinct collection from relevance_judgments order by collection"
+        ).fetchall()
+    ]
+
+
+def resolve_collection(con, corpus: str | None) -> str:
+    """The collection ``csrwh eval --corpus`` names: a public corpus by any of its registry names,
+    an own corpus as ``custom:<name>``; without a name, the one collection with judgments."""
+    collections = judged_collections(con)
+    if not collections:
         raise CsrwhError(
             "the warehouse holds no relevance judgments",
-            hint="they come with CoSRec-Curated (dataset/curated/qrels.qrels)",
+            hint="a corpus brings them in its files (e.g. an own corpus' custom/<name>/<kind>.qrels)",
         )
+    listed = ", ".join(collections)
+    if corpus is None:
+        if len(collections) == 1:
+            return collections[0]
+        raise CsrwhError(
+            f"relevance judgments of several corpora: {listed}",
+            hint="name one with --corpus",
+            exit_code=2,
+        )
+    name = corpus.strip()
+    if ":" not in name:
+        from ingest import registry
+
+        try:
+            name = registry.lookup(name).id
+        except KeyError:
+            pass
+    if name not in collections:
+        raise CsrwhError(
+            f"no relevance judgments of corpus {corpus!r} in the warehouse",
+            hint=f"corpora with judgments: {listed} (an own corpus as custom:<name>)",
+            exit_code=2,
+        )
+    return name
+
+
+def qrels(con, collection: str, kind: str = ALL) -> list[tuple[str, str, int]]:
+    """(topic, doc, grade) of one collection's judgments of ``kind`` (or every kind)."""
+    rows = con.execute(
+        "select topic_id, doc_id, grade from relevance_judgments "
+        "where collection = $collection and ($kind = $all or judgment_kind = $kind) "
+        "order by topic_id, doc_id",
+        {"collection": collection, "kind": kind, "all": ALL},
+    ).fetchall()
     return [(t, d, int(g)) for t, d, g in rows]
 
 
@@ -171,32 +212,67 @@ def evaluate(
     )
 
 
-def topics(con) -> list[tuple[str, str]]:
-    """(topic id, text): each judged topic with the standalone query of its intent."""
+def topics(con, collection: str) -> list[tuple[str, str]]:
+    """(topic id, text) of each judged topic of ``collection``: the standalone query of its
+    intent, else the text of the turn it links to, else empty."""
     return con.execute(
-        """select distinct judgments.topic_id, coalesce(queries.standalone_query, '')
+        """select judgments.topic_id,
+               coalesce(min(queries.standalone_query), min(turns.text), '')
            from relevance_judgments as judgments
            left join (select intent_id, min(standalone_query) as standalone_query from intents
                       where standalone_query is not null group by intent_id) as queries
                on judgments.intent_id = queries.intent_id
-           order by judgments.topic_id"""
+           left join turns
+               on judgments.conversation_id = turns.conversation_id
+               and judgments.turn_index = turns.turn_index
+           where judgments.collection = $collection
+           group by judgments.topic_id
+           order by judgments.topic_id""",
+        {"collection": collection},
     ).fetchall()
 
 
-def export_trec(con, out_dir: Path) -> list[Path]:
-    """Write ``qrels.<kind>.txt`` (topic 0 doc grade) and ``topics.tsv`` (topic<TAB>text)."""
+def collection_kinds(con, collection: str) -> list[str]:
+    """The judgment kinds of ``collection``, in order."""
+    return [
+        row[0]
+        for row in con.execute(
+            "select distinct judgment_kind from relevance_judgments "
+            "where collection = $collection order by judgment_kind",
+            {"collection": collection},
+        ).fetchall()
+    ]
+
+
+def collection_folder(collection: str) -> str:
+    """The folder name of a collection's TREC files (``custom:<name>`` -> ``custom-<name>``)."""
+    return collection.replace(":", "-")
+
+
+def export_trec(con, out_dir: Path, collections: list[str] | None = None) -> list[Path]:
+    """Per collection (default: every one with judgments), a folder ``<collection>/`` of
+    ``qrels.<kind>.txt`` (``topic 0 doc grade``) for each of its kinds and ``all``, and
+    ``topics.tsv`` (topic<TAB>text)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for kind in KINDS:
-        path = out_dir / f"qrels.{kind}.txt"
+    for collection in judged_collections(con) if collections is None else collections:
+        folder = out_dir / collection_folder(collection)
+        folder.mkdir(exist_ok=True)
+        for kind in [*collection_kinds(con, collection), ALL]:
+            path = folder / f"qrels.{kind}.txt"
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.writelines(
+                    f"{topic} 0 {doc} {grade}\n"
+                    for topic, doc, grade in qrels(con, collection, kind)
+                )
+            written.append(path)
+        path = folder / "topics.tsv"
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.writelines(f"{topic} 0 {doc} {grade}\n" for topic, doc, grade in qrels(con, kind))
+            fh.writelines(
+                f"{topic}\t{' '.join(text.split())}\n" for topic, text in topics(con, collection)
+            )
         written.append(path)
-    path = out_dir / "topics.tsv"
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.writelines(f"{topic}\t{' '.join(text.split())}\n" for topic, text in topics(con))
-    written.append(path)
     return written
 
 
@@ -220,52 +296,49 @@ class EvalReport:
     run_sha256: str
     warehouse: Path | None
     build_id: str | None
-    qrels: str  # what was asked: search, recommendation or all
+    qrels: str  # what was asked: one of the collection's kinds, or all
     evaluations: list[Evaluation]
+    collection: str = ""  # the judgments' collection: a corpus id or custom:<name>
 
 
-def judgments_by_kind(con) -> dict[str, list[tuple[str, str, int]]]:
-    """Every judgment of the relevance_judgments mart, as (topic, doc, grade) per kind
-    (``search``, ``recommendation`` and their union ``all``)."""
+def judgments_by_kind(con, collection: str) -> dict[str, list[tuple[str, str, int]]]:
+    """Every judgment of ``collection``, as (topic, doc, grade) per judgment kind and, under
+    ``all``, their union."""
     rows = con.execute(
-        "select topic_id, doc_id, grade, judgment_kind from relevance_judgments order by topic_id, doc_id"
+        "select topic_id, doc_id, grade, judgment_kind from relevance_judgments "
+        "where collection = $collection order by topic_id, doc_id",
+        {"collection": collection},
     ).fetchall()
     if not rows:
-        raise CsrwhError(
-            "the warehouse holds no relevance judgments",
-            hint="they come with CoSRec-Curated (dataset/curated/qrels.qrels)",
-        )
-    out: dict[str, list[tuple[str, str, int]]] = {kind: [] for kind in KINDS}
+        raise CsrwhError(f"the warehouse holds no relevance judgments of {collection}")
+    out: dict[str, list[tuple[str, str, int]]] = {}
     for topic, doc, grade, kind in rows:
         judgment = (topic, doc, int(grade))
-        out["all"].append(judgment)
-        if kind in out and kind != "all":
-            out[kind].append(judgment)
+        out.setdefault(kind, []).append(judgment)
+    out = dict(sorted(out.items()))
+    out[ALL] = [(t, d, int(g)) for t, d, g, _ in rows]
     return out
 
 
 def evaluate_kinds(
     run: list[RunLine],
     by_kind: dict[str, list[tuple[str, str, int]]],
-    qrels: str = "all",
+    qrels: str = ALL,
     measures=DEFAULT_MEASURES,
     run_name: str = "the run",
 ) -> list[Evaluation]:
-    """``qrels`` ``search`` / ``recommendation``: one evaluation; ``all``: one per kind (search,
-    recommendation, all). A run that answers none of the asked qrels' topics is an error (its
-    topic ids are not the qrels' ids), a kind without judgments too unless broken down."""
-    if qrels not in KINDS:
+    """``qrels`` one kind of ``by_kind``: one evaluation; ``all``: one per kind, then all. A run
+    that answers none of the asked qrels' topics is an error (its topic ids are not the qrels'
+    ids)."""
+    if qrels not in by_kind:
         raise CsrwhError(
-            f"unknown qrels kind {qrels!r}", hint=f"use one of {', '.join(KINDS)}", exit_code=2
+            f"unknown qrels kind {qrels!r}",
+            hint=f"this corpus' kinds: {', '.join(by_kind)}",
+            exit_code=2,
         )
     parse_measures(list(measures))  # a bad name fails before any work
-    kinds = KINDS if qrels == "all" else (qrels,)
-    if not by_kind.get(qrels):
-        raise CsrwhError(
-            f"the warehouse holds no {qrels} relevance judgments",
-            hint="choose another --qrels kind (search, recommendation, all)",
-        )
-    results = [evaluate(run, by_kind.get(kind, []), measures, kind=kind) for kind in kinds]
+    kinds = list(by_kind) if qrels == ALL else [qrels]
+    results = [evaluate(run, by_kind[kind], measures, kind=kind) for kind in kinds]
     asked = results[-1]  # the asked kind: 'all' comes last in the breakdown
     if asked.n_topics_evaluated == 0:
         run_topics = sorted({r.topic_id for r in run})
@@ -302,28 +375,30 @@ def current_build_id(con) -> str | None:
 
 
 def evaluate_file(
-    warehouse: Path, run_file: Path, qrels: str = "all", measures=DEFAULT_MEASURES
+    warehouse: Path,
+    run_file: Path,
+    qrels: str = ALL,
+    measures=DEFAULT_MEASURES,
+    corpus: str | None = None,
 ) -> EvalReport:
     """``csrwh eval``: read the run (errors name the line), evaluate it against the published
-    warehouse's judgments (read-only) per kind."""
+    warehouse's judgments (read-only) of one collection (``corpus``, see
+    :func:`resolve_collection`) per kind."""
     from csrwh.reading.query import connect_locked
 
-    if qrels not in KINDS:
-        raise CsrwhError(
-            f"unknown qrels kind {qrels!r}", hint=f"use one of {', '.join(KINDS)}", exit_code=2
-        )
     parse_measures(list(measures))
     run_file = Path(run_file)
     run = read_run(run_file)
     con = connect_locked(Path(warehouse))
     try:
-        by_kind = judgments_by_kind(con)
+        collection = resolve_collection(con, corpus)
+        by_kind = judgments_by_kind(con, collection)
         build_id = current_build_id(con)
     finally:
         con.close()
     evaluations = evaluate_kinds(run, by_kind, qrels, measures, run_name=str(run_file))
     return EvalReport(
-        run_file, file_sha256(run_file), Path(warehouse), build_id, qrels, evaluations
+        run_file, file_sha256(run_file), Path(warehouse), build_id, qrels, evaluations, collection
     )
 
 
@@ -355,6 +430,7 @@ def report_dict(report: EvalReport, per_topic: bool = False) -> dict:
         "run_sha256": report.run_sha256,
         "warehouse": None if report.warehouse is None else str(report.warehouse),
         "build_id": report.build_id,
+        "corpus": report.collection,
         "qrels": report.qrels,
         "aggregation": AGGREGATION,
         "results": results,
@@ -405,7 +481,7 @@ def print_table(report: EvalReport, per_topic: bool = False, console=None) -> No
     measures = report.evaluations[0].measures
     table = Table(  # values as text, never rich markup (a run's path or topic may hold "[/x]")
         title=Text(
-            f"{report.run_path} · qrels {report.qrels}"
+            f"{report.run_path} · {report.collection} · qrels {report.qrels}"
             + (f" · build {report.build_id}" if report.build_id else "")
         )
     )

@@ -2,10 +2,12 @@
 
 Two small corpora under ``custom/``, clean by construction (every record follows the format):
 
-- ``travel_chat/``: ``corpus.json`` (licence, citation, defaults, three rating scales) and
-  ``conversations.jsonl`` -- travel-recommendation chats with a system prompt in some,
-  per-message labels on user messages, a thumbs rating (0/1) on some assistant messages,
-  conversation ratings, metadata and, for a quarter of them, ``"subset": "pilot"``;
+- ``travel_chat/``: ``corpus.json`` (licence, citation, defaults, three rating scales, one
+  judgment kind), ``conversations.jsonl`` -- travel-recommendation chats with a system prompt
+  in some, per-message labels on user messages, a thumbs rating (0/1) on some assistant
+  messages, conversation ratings, metadata and, for a quarter of them, ``"subset": "pilot"``
+  -- and ``relevance.qrels``: graded judgments (-1..3) of hotels, the topics the chats' ids
+  plus a few topics of no chat;
 - ``recipe_qa/``: ``questions.jsonl`` only -- short question/answer exchanges with the bare
   minimum plus ``task`` and ``language`` (no corpus.json, no ratings, no labels).
 
@@ -58,7 +60,18 @@ CORPUS_JSON = {
             "description": "Thumbs down (0) or up (1) on an answer",
         },
     },
+    "judgment_kinds": {
+        "relevance": {
+            "min": -1,
+            "max": 3,
+            "description": "How well a hotel suits the chat's request: -1 misleading, 0 not, 3 perfectly",
+        },
+    },
 }
+
+#: documents judged per topic, and topics that are no chat's id
+HOTELS_PER_TOPIC = 4
+N_EXTRA_TOPICS = 3
 
 
 def _place(r: random.Random) -> str:
@@ -138,6 +151,15 @@ def _recipes(r: random.Random, n: int) -> list[dict]:
     return records
 
 
+def _judgments(r: random.Random, topics: list[str]) -> str:
+    """TREC qrels lines: ``HOTELS_PER_TOPIC`` distinct hotels per topic, grades -1..3."""
+    lines = []
+    for topic in topics:
+        for hotel in r.sample(range(1, 50), HOTELS_PER_TOPIC):
+            lines.append(f"{topic} 0 hotel-{hotel:03d} {r.randint(-1, 3)}\n")
+    return "".join(lines)
+
+
 def write(folder: Path, scale: int, seed: int) -> list[str]:
     """Write the two custom corpora under ``folder``; return their paths."""
     travel = _travel(make_rng(seed, FOLDER, TRAVEL), N_TRAVEL * scale)
@@ -146,6 +168,10 @@ def write(folder: Path, scale: int, seed: int) -> list[str]:
         f"{TRAVEL}/corpus.json": json.dumps(CORPUS_JSON, indent=2) + "\n",
         f"{TRAVEL}/conversations.jsonl": jsonl_text(travel),
         f"{RECIPES}/questions.jsonl": jsonl_text(recipes),
+        f"{TRAVEL}/relevance.qrels": _judgments(
+            make_rng(seed, FOLDER, TRAVEL, "qrels"),
+            [c["id"] for c in travel] + [f"q-{k}" for k in range(1, N_EXTRA_TOPICS + 1)],
+        ),
     }
     for rel, text in files.items():
         write_text(folder / rel, text)

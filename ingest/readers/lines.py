@@ -91,8 +91,9 @@ def read_lines(
         error = (
             "CASE WHEN t IS NULL THEN 'invalid UTF-8' WHEN len(f) <> 4 THEN 'wrong field count: "
             "qrels line has ' || len(f) || ' fields, expected 4 (topic_id iteration doc_id grade)' "
-            "WHEN NOT isfinite(TRY_CAST(f[4] AS DOUBLE)) THEN 'non-finite number: grade ' "
-            "|| left(f[4], 40) || ' (NaN, Infinity or beyond the double range)' END"
+            "WHEN NOT regexp_full_match(f[4], '[+-]?[0-9]+') OR TRY_CAST(f[4] AS INTEGER) IS NULL "
+            "THEN 'grade is not an integer: ' || left(f[4], 40) "
+            "|| ' (a TREC qrels grade is a whole number, e.g. -2, 0 or 3)' END"
         )
         classify = (
             "q AS (SELECT *, regexp_extract_all(t, '\\S+') AS f FROM r), "

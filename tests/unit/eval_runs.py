@@ -92,3 +92,15 @@ def assert_one_error(result: subprocess.CompletedProcess[str], code: int, *needl
     assert len(errors) == 1, result.stderr
     for needle in needles:
         assert needle in result.stderr, (needle, result.stderr)
+
+
+def several_kinds(judgments: dict) -> tuple[str, dict[str, dict[str, dict[str, int]]]]:
+    """(collection, its judgments by kind) of the sample's collection with the most judgment
+    kinds (the judgments fixture's shape), the first by name among equals."""
+    collection = min(judgments, key=lambda c: (-len(judgments[c]), c))
+    return collection, judgments[collection]
+
+
+def kind_order(kinds) -> list[str]:
+    """The kinds as `csrwh eval --qrels all` reports them: each kind by name, then ``all``."""
+    return [*sorted(k for k in kinds if k != "all"), "all"]

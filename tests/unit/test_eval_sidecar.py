@@ -16,6 +16,7 @@ from eval_runs import (
     make_run,
     measure_args,
     run_cli,
+    several_kinds,
     write_run,
 )
 
@@ -32,7 +33,8 @@ def sha256(path: Path) -> str:
 def test_save_stores_runs_and_scores_beside_the_warehouse_and_never_writes_it(
     warehouse_copy: Path, judgments, tmp_path: Path
 ) -> None:
-    run = make_run(judgments["all"], "shuffled")
+    collection, judged = several_kinds(judgments)
+    run = make_run(judged["all"], "shuffled")
     path = write_run(tmp_path / "shuffled.run", run)
     before = sha256(warehouse_copy)
     args = [
@@ -40,6 +42,8 @@ def test_save_stores_runs_and_scores_beside_the_warehouse_and_never_writes_it(
         str(path),
         "--warehouse",
         str(warehouse_copy),
+        "--corpus",
+        collection,
         "--format",
         "json",
         *measure_args(),
@@ -59,16 +63,20 @@ def test_save_stores_runs_and_scores_beside_the_warehouse_and_never_writes_it(
             "n_topics_evaluated, n_topics_missing, saved_at from eval_runs where run_name = 'bm25' "
             "order by kind"
         ).fetchall()
+        collections = con.execute(
+            "select distinct collection from eval_runs where run_name = 'bm25'"
+        ).fetchall()
         scores = con.execute(
             "select kind, measure, topic_id, value from eval_scores where run_name = 'bm25'"
         ).fetchall()
-    assert [r[0] for r in runs] == ["all", "recommendation", "search"]
-    by_kind = {item["kind"]: item for item in report["results"]}
+    assert sorted(r[0] for r in runs) == sorted(judged)
+    assert collections == [(collection,)]
+    results = {item["kind"]: item for item in report["results"]}
     for kind, run_path, digest, build, measures, n_qrels, n_eval, n_missing, _ in runs:
         assert (run_path, digest, build) == (str(path.resolve()), sha256(path), build_id)
         assert list(measures) == list(MEASURES)
-        item = by_kind[kind]
-        expected = independent(run, judgments[kind])
+        item = results[kind]
+        expected = independent(run, judged[kind])
         assert (n_qrels, n_eval, n_missing) == (
             item["n_topics_qrels"], len(expected["topics"]), item["n_topics_missing"],
         )  # fmt: skip
@@ -87,8 +95,9 @@ def test_save_stores_runs_and_scores_beside_the_warehouse_and_never_writes_it(
     assert again.stdout == ""
     with duckdb.connect(str(sidecar), read_only=True) as con:
         assert con.execute("select max(saved_at) from eval_runs").fetchone()[0] == runs[0][-1]
-    perfect = write_run(tmp_path / "perfect.run", make_run(judgments["all"], "perfect"))
+    perfect = write_run(tmp_path / "perfect.run", make_run(judged["all"], "perfect"))
     replaced = run_cli("eval", str(perfect), "--warehouse", str(warehouse_copy), "--save", "bm25",
+                       "--corpus", collection,
                        "--replace", "--measure", "nDCG@10", "--format", "csv")  # fmt: skip
     assert replaced.returncode == 0, replaced.stderr
     with duckdb.connect(str(sidecar), read_only=True) as con:
@@ -105,9 +114,11 @@ def test_save_stores_runs_and_scores_beside_the_warehouse_and_never_writes_it(
 def test_save_into_a_busy_or_foreign_sidecar_is_one_error(
     warehouse_copy: Path, judgments, tmp_path: Path
 ) -> None:
-    path = write_run(tmp_path / "p.run", make_run(judgments["all"], "perfect"))
+    collection, by_kind = several_kinds(judgments)
+    path = write_run(tmp_path / "p.run", make_run(by_kind["all"], "perfect"))
     sidecar = warehouse_copy.with_name("csr.evals.duckdb")
-    args = ["eval", str(path), "--warehouse", str(warehouse_copy), "--save", "p"]
+    args = ["eval", str(path), "--warehouse", str(warehouse_copy), "--corpus", collection,
+            "--save", "p"]  # fmt: skip
     with duckdb.connect(str(sidecar)):  # another process holds it (the dashboard, a save)
         assert_one_error(run_cli(*args), 1, "cannot open the evaluations file", "retry")
     sidecar.unlink()
@@ -134,7 +145,9 @@ def small_report(order: str, run_path: Path) -> E.EvalReport:
     write_run(run_path, run)
     lines = E.read_run(run_path)
     evaluation = E.evaluate(lines, SMALL, ["nDCG@10", "RR"], kind="all")
-    return E.EvalReport(run_path, E.file_sha256(run_path), None, "b-1", "all", [evaluation])
+    return E.EvalReport(
+        run_path, E.file_sha256(run_path), None, "b-1", "all", [evaluation], "custom:lab"
+    )
 
 
 @pytest.fixture()
@@ -148,8 +161,11 @@ def sidecar(tmp_path: Path) -> Path:
 def test_leaderboard_queries_read_the_saved_scores(sidecar: Path, tmp_path: Path) -> None:
     reversed_ = small_report("reversed", tmp_path / "again.run").evaluations[0]
     with q.Warehouse(sidecar).open() as db:
-        assert q.eval_kinds(db) == ["all"]
-        board = q.eval_leaderboard(db, "all")
+        assert q.eval_collections(db) == ["custom:lab"]
+        assert q.eval_kinds(db) == ["all"] == q.eval_kinds(db, "custom:lab")
+        assert q.eval_kinds(db, "cosrec") == []
+        board = q.eval_leaderboard(db, "all", "custom:lab")
+        assert q.eval_leaderboard(db, "all", "cosrec").empty
         assert q.eval_leaderboard(db, "search").empty
         topics = q.eval_topic_scores(db, "reversed", "all")
     ndcg = board[board["measure"] == "nDCG@10"]
@@ -162,6 +178,26 @@ def test_leaderboard_queries_read_the_saved_scores(sidecar: Path, tmp_path: Path
     assert got == pytest.approx(
         {(t, m): v for t, values in reversed_.per_topic.items() for m, v in values.items()}
     )
+
+
+def test_leaderboard_reads_a_file_saved_before_the_corpus_was_kept(tmp_path: Path) -> None:
+    """An evaluations file without eval_runs.collection: its runs under '(not recorded)'; a
+    save into it adds the column."""
+    old = tmp_path / "old.evals.duckdb"
+    ddl = S.SIDECAR_DDL.split("-- the judgments' collection")[0]
+    with duckdb.connect(str(old)) as con:
+        con.execute(ddl)
+        con.execute(
+            "insert into eval_runs values ('bm25', 'all', '/r.run', 'x', now(), null, 'b-0', "
+            "['RR'], 1, 1, 0, 0)"
+        )
+        con.execute("insert into eval_scores values ('bm25', 'all', 'RR', null, 0.5)")
+    with q.Warehouse(old).open() as db:
+        assert q.eval_collections(db) == [q.UNRECORDED]
+        assert q.eval_leaderboard(db, "all", q.UNRECORDED)["run_name"].tolist() == ["bm25"]
+    S.save_report(small_report("perfect", tmp_path / "p.run"), "perfect", old)
+    with q.Warehouse(old).open() as db:
+        assert q.eval_collections(db) == [q.UNRECORDED, "custom:lab"]
 
 
 def test_leaderboard_kinds_of_a_file_without_tables(tmp_path: Path) -> None:

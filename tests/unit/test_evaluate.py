@@ -26,8 +26,9 @@ JUDGMENTS = [
 
 
 def ndcg_at(ranked: list[str], grades: dict[str, int], k: int) -> float:
-    """trec_eval's ndcg_cut: gain = grade, discount log2(rank + 1), ideal from all judged grades."""
-    dcg = sum(grades.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    """trec_eval's ndcg_cut: gain = grade (a negative grade gains 0, as a non-relevant one),
+    discount log2(rank + 1), ideal from all judged grades."""
+    dcg = sum(max(grades.get(d, 0), 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
     ideal = sorted((g for g in grades.values() if g > 0), reverse=True)
     idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal[:k]))
     return dcg / idcg if idcg else 0.0

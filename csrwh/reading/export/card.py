@@ -228,7 +228,7 @@ def dataset_card(
         elif rel == INPUT_FILES:
             what = "the warehouse's input files of these corpora: corpus, path, sha256, records"
         elif rel.endswith("topics.tsv"):
-            what = "TREC topics: topic id, tab, the standalone query of the intent"
+            what = "TREC topics: topic id, tab, the intent's standalone query or the linked turn's text"
         else:
             what = "TREC qrels (topic 0 doc grade), kind " + rel.rsplit("/", 1)[-1].split(".")[1]
         lines.append(f"| `{_cell(rel)}` | {n} | {_cell(what)} |")
@@ -365,8 +365,9 @@ def dataset_card(
             "## TREC files",
             "",
             (
-                "`qrels.<kind>.txt` (`topic 0 doc grade`; kinds search, recommendation, all) and `topics.tsv`, "
-                "CoSRec's curated relevance judgments; evaluate a run with `csrwh eval RUN` or any trec_eval."
+                "One folder per corpus with relevance judgments (an own corpus as `custom-<name>`): "
+                "`qrels.<kind>.txt` (`topic 0 doc grade`) for each of its judgment kinds and `all`, and "
+                "`topics.tsv`; evaluate a run with `csrwh eval RUN --corpus NAME` or any trec_eval."
             ),
         ]
     lines += [

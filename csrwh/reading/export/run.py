@@ -37,6 +37,18 @@ from csrwh.reading.export.records import (
 # ---------------------------------------------------------------------------------------------
 
 
+def _judged_collections(con, corpora: Sequence[str]) -> list[str]:
+    """The collections with relevance judgments among ``corpora``, in order."""
+    return [
+        row[0]
+        for row in con.execute(
+            "select distinct collection from relevance_judgments "
+            "where list_contains($corpora, corpus) order by collection",
+            {"corpora": list(corpora)},
+        ).fetchall()
+    ]
+
+
 def export(
     warehouse: Path,
     out: Path,
@@ -79,10 +91,11 @@ def export(
                 f"corpus {unknown[0]!r} is not in the warehouse {warehouse}",
                 hint=f"it holds: {', '.join(known) or 'no corpus'}",
             )
-        if trec_dir is not None and "cosrec" not in wanted:
+        trec_collections = _judged_collections(con, wanted) if trec_dir is not None else []
+        if trec_dir is not None and not trec_collections:
             raise CsrwhError(
-                "--trec writes CoSRec's relevance judgments, but cosrec is not among the exported corpora",
-                hint="add --corpus cosrec, or leave out --trec",
+                "--trec writes relevance judgments, but none of the exported corpora has any",
+                hint="add a --corpus that has judgments (`csrwh eval` names them), or leave out --trec",
             )
         # --trec-dir follows --out's rules unless it lies inside --out (then --out's cover it)
         trec_apart = trec_dir is not None and not _within(Path(trec_dir), out)
@@ -102,7 +115,9 @@ def export(
         before = {p for p in out.rglob("*") if p.is_file()}
         try:
             table = _conversations_table(con, corpora)
-            trec_files = E.export_trec(con, trec_dir) if trec_dir is not None else []
+            trec_files = (
+                E.export_trec(con, trec_dir, trec_collections) if trec_dir is not None else []
+            )
         except BaseException:
             _write_manifest(out, before, {}, "")
             if trec_apart:

@@ -20,10 +20,11 @@ GRADE_LABELS = {0: "not relevant", 1: "partially relevant", 2: "highly relevant"
 METRICS = {
     "judged_conversations": sql_metric(
         "distinct `relevance_judgments.conversation_id`",
-        "select count(distinct conversation_id) from relevance_judgments",
+        "select count(distinct conversation_id) from relevance_judgments where corpus = 'cosrec'",
     ),
     "relevance_judgments": sql_metric(
-        "count of `relevance_judgments` rows", "select count(*) from relevance_judgments"
+        "count of CoSRec's `relevance_judgments` rows",
+        "select count(*) from relevance_judgments where corpus = 'cosrec'",
     ),
     "cosrec_average_quality_bin": sql_metric(
         "CoSRec conversations rated in quality.jsonl (crowd + curated) whose average quality -- the "
@@ -119,10 +120,12 @@ BY_ASPECT_SQL = """
 
 RELEVANCE_GRADES_SQL = """select judgment_kind, grade, count(*) as n_judgments,
               count(*) / sum(count(*)) over (partition by judgment_kind) as share
-       from relevance_judgments group by judgment_kind, grade order by judgment_kind, grade"""
+       from relevance_judgments where corpus = 'cosrec'
+       group by judgment_kind, grade order by judgment_kind, grade"""
 JUDGED_PER_TOPIC_SQL = """with t as (select judgment_kind, topic_id, count(*) as n_judged,
                          count(*) filter (where grade >= 1) as n_relevant
-                  from relevance_judgments group by judgment_kind, topic_id)
+                  from relevance_judgments where corpus = 'cosrec'
+                  group by judgment_kind, topic_id)
        select judgment_kind, count(*) as n_topics, sum(n_judged) as n_judgments,
               min(n_judged) as min_judged, median(n_judged) as median_judged, avg(n_judged) as mean_judged,
               max(n_judged) as max_judged, avg(n_relevant) as mean_relevant,

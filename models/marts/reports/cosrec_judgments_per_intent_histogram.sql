@@ -8,6 +8,7 @@ with
 
 judgments as (
     select * from {{ ref('relevance_judgments') }}
+    where corpus = 'cosrec'
 ),
 
 intents as (

@@ -35,6 +35,8 @@ from csrwh.reading.dashboard.queries.corpus_overview import (
 )
 from csrwh.reading.dashboard.queries.evaluations import (
     EVAL_KIND_ORDER,
+    UNRECORDED,
+    eval_collections,
     eval_kinds,
     eval_leaderboard,
     eval_topic_scores,
@@ -97,6 +99,7 @@ __all__ = [
     "EVAL_KIND_ORDER",
     "FILTER_COLUMNS",
     "NONE_LABEL",
+    "UNRECORDED",
     "Filters",
     "QueryListener",
     "QueryTiming",
@@ -117,6 +120,7 @@ __all__ = [
     "dq_results",
     "dq_runs",
     "dq_suites",
+    "eval_collections",
     "eval_kinds",
     "eval_leaderboard",
     "eval_topic_scores",

@@ -20,33 +20,58 @@ def evals_path(warehouse: str | os.PathLike[str]) -> Path:
     return sidecar_path(Path(warehouse))
 
 
-def eval_kinds(db: Reader) -> list[str]:
-    """Judgment kinds with saved evaluations (all, search, recommendation first); [] when the
-    file holds no ``eval_runs`` table."""
+#: how the Leaderboard names the collection of evaluations saved before it was recorded
+UNRECORDED = "(not recorded)"
+
+
+def _collection(db: Reader) -> str:
+    """``eval_runs``' collection as text (files saved before it was kept have no column)."""
+    has = db.df(
+        "eval_runs_columns",
+        "select count(*) as n from information_schema.columns "
+        "where table_name = 'eval_runs' and column_name = 'collection'",
+    )["n"].iloc[0]
+    return f"coalesce(runs.collection, '{UNRECORDED}')" if has else f"'{UNRECORDED}'"
+
+
+def eval_collections(db: Reader) -> list[str]:
+    """The corpora (collections) with saved evaluations, in order; [] when the file holds no
+    ``eval_runs`` table."""
     if not db.has_table("eval_runs"):
         return []
-    kinds = db.df("eval_kinds", "select distinct kind from eval_runs")["kind"].tolist()
+    sql = f"select distinct {_collection(db)} as collection from eval_runs as runs order by 1"
+    return db.df("eval_collections", sql)["collection"].tolist()
+
+
+def eval_kinds(db: Reader, collection: str | None = None) -> list[str]:
+    """Judgment kinds with saved evaluations (of ``collection`` when given), ``all`` first; []
+    when the file holds no ``eval_runs`` table."""
+    if not db.has_table("eval_runs"):
+        return []
+    sql = f"select distinct kind from eval_runs as runs where ? is null or {_collection(db)} = ?"
+    kinds = db.df("eval_kinds", sql, [collection, collection])["kind"].tolist()
     return sorted(
         kinds, key=lambda k: (EVAL_KIND_ORDER.index(k) if k in EVAL_KIND_ORDER else 99, k)
     )
 
 
-def eval_leaderboard(db: Reader, kind: str = "all") -> pd.DataFrame:
-    """Aggregate score of every saved run on ``kind``, long: one row per run and measure, with
-    the run's topic counts, build and time (best value first per measure)."""
+def eval_leaderboard(db: Reader, kind: str = "all", collection: str | None = None) -> pd.DataFrame:
+    """Aggregate score of every saved run on ``kind`` (of ``collection`` when given), long: one
+    row per run and measure, with the run's corpus, topic counts, build and time (best value
+    first per measure)."""
     return db.df(
         "eval_leaderboard",
         """
-        select runs.run_name, scores.measure, scores.value,
+        select runs.run_name, {collection} as collection, scores.measure, scores.value,
                runs.n_topics_evaluated, runs.n_topics_qrels, runs.n_topics_missing,
                runs.build_id, cast(runs.saved_at as timestamp) as saved_at, runs.run_path, runs.run_sha256
         from eval_runs as runs
         inner join eval_scores as scores
             on runs.run_name = scores.run_name and runs.kind = scores.kind and scores.topic_id is null
-        where runs.kind = ?
+        where runs.kind = ? and (? is null or {collection} = ?)
         order by scores.measure, scores.value desc nulls last, runs.run_name
-        """,
-        [kind],
+        """.format(collection=_collection(db)),
+        [kind, collection, collection],
     )
 
 

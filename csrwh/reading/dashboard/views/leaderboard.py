@@ -12,7 +12,8 @@ from csrwh.reading.dashboard import ui
 
 ui.page_header(
     "Run leaderboard",
-    "TREC runs evaluated against CoSRec's relevance judgments with `csrwh eval --save NAME` "
+    "TREC runs evaluated against a corpus' relevance judgments with "
+    "`csrwh eval RUN --corpus NAME --save NAME` "
     "(ir_measures; aggregate as trec_eval: the mean over the judged topics each run answers).",
 )
 
@@ -32,7 +33,11 @@ if not sidecar.is_file():
 
 try:
     with q.Warehouse(sidecar).open() as evals:
-        kinds = q.eval_kinds(evals)
+        collections = q.eval_collections(evals)
+        collection = (
+            st.selectbox("Corpus", collections, key="evals_corpus") if collections else None
+        )
+        kinds = q.eval_kinds(evals, collection)
         if not kinds:
             st.info(
                 f"`{sidecar}` holds no saved evaluation: save one with `csrwh eval RUN --save NAME`."
@@ -41,7 +46,7 @@ try:
         kind = st.segmented_control(
             "Judgments", kinds, default=kinds[0], key="evals_kind", required=True
         )
-        board = q.eval_leaderboard(evals, kind)
+        board = q.eval_leaderboard(evals, kind, collection)
         runs = sorted(board["run_name"].unique().tolist())
         picked = st.selectbox("Per-topic values of", runs, key="evals_run") if runs else None
         topics = q.eval_topic_scores(evals, picked, kind) if picked else None
@@ -50,7 +55,7 @@ except CsrwhError as exc:  # e.g. `csrwh eval --save` is writing it right now
     st.caption("Is `csrwh eval --save` writing it right now? Reload in a moment.")
     st.stop()
 
-st.caption(f"From `{sidecar}` · {len(runs)} saved run(s) · {kind} judgments")
+st.caption(f"From `{sidecar}` · {len(runs)} saved run(s) · {collection} · {kind} judgments")
 measures = sorted(board["measure"].unique().tolist())
 sort_by = st.selectbox("Rank by", measures, key="evals_sort")
 wide = board.pivot_table(

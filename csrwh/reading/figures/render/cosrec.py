@@ -233,6 +233,7 @@ def render_judgments(con, R, present: bool) -> None:
     topic_sizes = R.query(
         con,
         """select judgment_kind, topic_id, count(*) as n_judged from relevance_judgments
+                       where corpus = 'cosrec'
                        group by judgment_kind, topic_id order by judgment_kind, topic_id""",
     )
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.0))
