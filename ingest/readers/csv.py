@@ -1,8 +1,11 @@
-"""RFC-4180 CSV with a header row. Python's C ``csv`` parser delimits the records (quoted
-fields may span lines) and gives their verbatim text: the one per-record loop, kept because
-no vectorised CSV reader exposes record boundaries and text. A stray quote that would
-swallow the following records rejects its own line only (and the line of a second stray
-quote that closed the field); the records between them land."""
+"""Delimiter-separated files (:attr:`~ingest.spec.Format.CSV` with its FileSpec's
+:class:`~ingest.spec.Delimited`: comma, tab or any one-character delimiter; a header row or
+declared columns), RFC-4180 quoting. Python's C ``csv`` parser (``delimiter=``) delimits the
+records (quoted fields may span lines) and gives their verbatim text: the one per-record loop,
+kept because no vectorised reader -- DuckDB's ``read_csv`` included -- exposes record
+boundaries and text. A stray quote that would swallow the following records rejects its own
+line only (and the line of a second stray quote that closed the field); the records between
+them land."""
 
 from __future__ import annotations
 
@@ -16,15 +19,16 @@ import pyarrow as pa
 
 from ingest.discover import SURROGATE, SourceFile
 from ingest.readers.stage import ReadContext, file_reject, rows_to_stage, strip_bom
+from ingest.spec import Delimited
 
 _TERMINATOR = re.compile(r"(?:\r\n|\n|\r)\Z")
 
 
 def _csv_records(
-    lines: Sequence[str], pos: int
+    lines: Sequence[str], pos: int, dialect: Delimited
 ) -> Iterable[tuple[int, int, list[str] | None, str | None]]:
-    """(first line index, end line index, row, error) of each CSV record from line ``pos``."""
-    reader = csv.reader(lines[pos:] if pos else lines)
+    """(first line index, end line index, row, error) of each record from line ``pos``."""
+    reader = csv.reader(lines[pos:] if pos else lines, delimiter=dialect.delimiter)
     prev = 0
     while True:
         try:
@@ -32,7 +36,7 @@ def _csv_records(
         except StopIteration:
             return
         except csv.Error as exc:
-            row, err = None, f"broken CSV: {exc}"
+            row, err = None, f"broken {dialect.name}: {exc}"
         yield pos + prev, pos + reader.line_num, row, err
         prev = reader.line_num
 
@@ -47,15 +51,15 @@ def _record_terminator(lines: Sequence[str]) -> str | None:
     return max(counts, key=counts.__getitem__) if counts else None
 
 
-def _reads_as_record(line: str, width: int) -> bool:
+def _reads_as_record(line: str, width: int, delimiter: str) -> bool:
     try:
-        return len(next(csv.reader([line]), [])) == width
+        return len(next(csv.reader([line], delimiter=delimiter), [])) == width
     except csv.Error:
         return False
 
 
 def _stray_quote(
-    lines: Sequence[str], start: int, end: int, width: int, terminator: str | None
+    lines: Sequence[str], start: int, end: int, width: int, terminator: str | None, delimiter: str
 ) -> tuple[int, bool]:
     """(how many following lines a stray quote on line ``start`` swallowed (0: none), whether
     a second stray quote on line ``end - 1`` closed the field).
@@ -75,21 +79,28 @@ def _stray_quote(
     record = "".join(lines[start:end])
     following = lines[start + 1 : end]
     try:
-        for _ in csv.reader(io.StringIO(record, newline=""), strict=True):
+        for _ in csv.reader(io.StringIO(record, newline=""), strict=True, delimiter=delimiter):
             pass
     except csv.Error:
-        swallowed = sum(_reads_as_record(line, width) for line in following)
+        swallowed = sum(_reads_as_record(line, width, delimiter) for line in following)
         return (end - start - 1 if swallowed else 0), False
     breaks = {m.group() for line in lines[start : end - 1] if (m := _TERMINATOR.search(line))}
     if terminator is not None and terminator not in breaks:
         return 0, False  # the field's own line breaks differ from the rows': a real field
-    if following and all(_reads_as_record(line, width) for line in following):
+    if following and all(_reads_as_record(line, width, delimiter) for line in following):
         return end - start - 1, True
     return 0, False  # a well-formed multi-line field
 
 
+def _blank(record: str, delimiter: str) -> bool:
+    """A line of whitespace only; with a whitespace delimiter (tab) a line of delimiters is a
+    record of empty fields, not blank."""
+    return not record.strip() and delimiter not in record
+
+
 def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
-    """RFC-4180 CSV with a header: payload = {header: value} (strings), source_text = record.
+    """A delimiter-separated file as its FileSpec's ``delimited`` declares: payload = {column:
+    value} (strings; columns from the header row or declared), source_text = record.
 
     Python's C csv parser delimits records (quoted fields may span lines); ``line_num``
     tells which physical lines each record used, which gives its verbatim text. A stray
@@ -105,18 +116,19 @@ def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
     text = body.decode("utf-8", "surrogateescape")
     lines = list(io.StringIO(text, newline=""))
     key_name = f.spec.key.name if f.spec.key.kind == "field" else None
-    header: list[str] | None = None
+    dialect = f.spec.delimited
+    header: list[str] | None = None if dialect.header else list(dialect.columns)
     terminator = _record_terminator(lines)
     closers: dict[int, int] = {}  # line index of a stray closing quote -> its opening line
     rows: list[dict] = []
-    records = iter(_csv_records(lines, 0))
+    records = iter(_csv_records(lines, 0, dialect))
     while True:
         item = next(records, None)
         if item is None:
             break
         start, end, row, err = item
         record = _TERMINATOR.sub("", "".join(lines[start:end]))
-        if err is None and (not row or not record.strip()):
+        if err is None and (not row or _blank(record, dialect.delimiter)):
             continue  # blank line
         at_eof = end >= len(lines)
         if header is None and err is None and not SURROGATE.search(record):
@@ -136,34 +148,43 @@ def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
         }
         swallowed, closed = 0, False
         if header is not None and end - start > 1 and len(header) > 1:
-            swallowed, closed = _stray_quote(lines, start, end, len(header), terminator)
+            swallowed, closed = _stray_quote(
+                lines, start, end, len(header), terminator, dialect.delimiter
+            )
         if closed:
             closers[end - 1] = start
         if swallowed:
             record = _TERMINATOR.sub("", lines[start])
             out["at_eof"] = False
             out["error"] = (
-                f"broken CSV: stray quote: a quoted field opened on line {start + 1} does not close "
-                f"properly and would swallow the next {swallowed} line(s), which read as records "
-                f"of their own; this line is rejected and reading resumes on line {start + 2}"
+                f"broken {dialect.name}: stray quote: a quoted field opened on line {start + 1} "
+                f"does not close properly and would swallow the next {swallowed} line(s), which "
+                f"read as records of their own; this line is rejected and reading resumes on line "
+                f"{start + 2}"
             )
-            records = iter(_csv_records(lines, start + 1))
+            records = iter(_csv_records(lines, start + 1, dialect))
         elif start in closers and end - start == 1:
             out["error"] = (
-                f"broken CSV: stray quote: this line closes the quoted field opened on line "
-                f"{closers[start] + 1}, which swallowed the {start - closers[start] - 1} line(s) "
-                "between them; this line is rejected, those lines land as records"
+                f"broken {dialect.name}: stray quote: this line closes the quoted field opened "
+                f"on line {closers[start] + 1}, which swallowed the "
+                f"{start - closers[start] - 1} line(s) between them; this line is rejected, "
+                "those lines land as records"
             )
         elif SURROGATE.search(record):
             out["error"] = "invalid UTF-8"
         elif err is not None:
             out["error"] = err
         elif header is None:
-            out["error"] = "broken CSV: no header row"
+            out["error"] = f"broken {dialect.name}: no header row"
         elif at_eof and record.count('"') % 2 == 1:
             out["error"] = "truncated file: unterminated quoted field at the end of the file"
         elif len(row) != len(header):
-            out["error"] = f"wrong field count: {len(row)} fields, the header has {len(header)}"
+            expected = (
+                f"the header has {len(header)}"
+                if dialect.header
+                else f"{len(header)} columns are declared"
+            )
+            out["error"] = f"wrong field count: {len(row)} fields, {expected}"
         if out["error"] is not None:
             out["raw_bytes"] = record.encode("utf-8", "surrogateescape")
         else:
