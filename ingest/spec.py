@@ -1,7 +1,7 @@
 """What corpus modules declare: their files (:class:`FileSpec`), how records are keyed
 (:class:`RecordKey`), in which :class:`Format` (delimiter-separated files with a
-:class:`Delimited` option), an optional record check, and the corpus itself
-(:class:`CorpusSpec`).
+:class:`Delimited` option; gzip-compressed line files with ``compression="gzip"``), an
+optional record check, and the corpus itself (:class:`CorpusSpec`).
 
 This is the only ingest module a corpus module (``ingest/cosrec.py`` ...) imports; the
 machinery that lands the declared files is in ``ingest/run.py``.
@@ -25,6 +25,12 @@ class Format(str, Enum):
     #: FileSpec's ``delimited`` (:class:`Delimited`) declares another delimiter or the columns
     CSV = "csv"
     QRELS = "qrels"  #: TREC qrels: ``topic iteration doc_id grade`` per line
+
+
+#: what ``FileSpec.compression`` may name: ``None`` (the file as it is) or ``"gzip"``
+COMPRESSIONS = (None, "gzip")
+#: the formats a gzip-compressed file may have (read as a stream of decompressed lines)
+GZIP_FORMATS = frozenset({Format.JSONL, Format.QRELS, Format.CSV})
 
 
 @dataclass(frozen=True)
@@ -119,7 +125,10 @@ class FileSpec:
     file of a corpus re-reads all of them.
 
     ``delimited`` (:attr:`Format.CSV` only): the delimiter and header of the files, default
-    comma-separated with a header row."""
+    comma-separated with a header row. ``compression="gzip"``: the files are gzip-compressed
+    JSONL, qrels or CSV; they are read as a stream of decompressed lines (line numbers and
+    verbatim text are those of the decompressed content, ``file_sha256`` that of the file on
+    disk). A pattern ending in ``.gz`` must declare it."""
 
     pattern: str
     table: str
@@ -127,10 +136,20 @@ class FileSpec:
     key: RecordKey
     check: RecordCheck | None = None
     delimited: Delimited = Delimited()
+    compression: str | None = None
 
     def __post_init__(self) -> None:
         if self.delimited != Delimited() and self.format is not Format.CSV:
             raise ValueError(f"{self.pattern}: delimited applies to Format.CSV only")
+        if self.compression not in COMPRESSIONS:
+            raise ValueError(
+                f"{self.pattern}: compression {self.compression!r} is not one of {COMPRESSIONS}"
+            )
+        if self.compression and self.format not in GZIP_FORMATS:
+            formats = ", ".join(sorted(f.value for f in GZIP_FORMATS))
+            raise ValueError(f"{self.pattern}: gzip is read for the formats {formats} only")
+        if self.pattern.endswith(".gz") and self.compression is None:
+            raise ValueError(f"{self.pattern}: a .gz pattern declares compression='gzip'")
 
     def matches(self, rel_path: str) -> bool:
         return _glob_regex(self.pattern).match(rel_path) is not None

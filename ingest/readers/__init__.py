@@ -2,6 +2,11 @@
 records and rejects in file order, one Arrow table of :data:`~ingest.readers.stage.STAGE_SCHEMA`
 -- and never writes to the warehouse.
 
+Which library does what: DuckDB classifies JSON and qrels records (SQL over Arrow-split lines,
+``read_json_objects`` for JSON arrays); Python's ``csv`` delimits delimiter-separated records
+and Python's ``zlib`` decompresses gzip files as a stream (:mod:`ingest.readers.gzip_stream`),
+because DuckDB's own CSV and gzip readers drop the verbatim record text and line numbers.
+
 Normalisation is deliberately minimal: a leading UTF-8 BOM is dropped, a line's trailing
 ``\\r`` (CRLF line ends) is dropped, and in multi-line JSON records ``\\r\\n`` becomes
 ``\\n`` (a raw CR can only be insignificant whitespace in JSON). Blank lines are not records.
@@ -15,6 +20,7 @@ import pyarrow as pa
 
 from ingest.discover import SourceFile
 from ingest.readers.csv import read_csv
+from ingest.readers.gzip_stream import broken_reason, gunzip
 from ingest.readers.json_array import read_json_array
 from ingest.readers.json_file import read_json_files
 from ingest.readers.lines import read_lines
@@ -33,8 +39,25 @@ def read_unit(ctx: ReadContext, unit: Sequence[SourceFile], datas: Sequence[byte
     if fmt is Format.JSON_ARRAY:
         return read_json_array(ctx, first, datas[0])
     if fmt is Format.CSV:
+        if first.spec.compression == "gzip":
+            return _read_gzip_csv(ctx, first, datas[0])
         return read_csv(ctx, first, datas[0])
     return read_lines(ctx, first, datas[0])
+
+
+def _read_gzip_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
+    """A gzip-compressed delimited file, read whole once decompressed (as an uncompressed one
+    is). A stream that breaks off: the lines before the break are read, and what was read of the
+    line it cuts is one reject with the reason."""
+    text, broken = gunzip(data)
+    if broken is None:
+        return read_csv(ctx, f, text)
+    cut = text.rfind(b"\n") + 1
+    stage = read_csv(ctx, f, text[:cut]) if text[:cut].strip() else rows_to_stage([])
+    line = text.count(b"\n", 0, cut) + 1
+    reason = broken_reason(str(broken), f.rel, line, len(text) - cut)
+    row = {**file_reject(f.rel, f.sha256, reason, text[cut:]), "line_number": line}
+    return pa.concat_tables([stage, rows_to_stage([{**row, "record_index": stage.num_rows}])])
 
 
 __all__ = ["read_csv", "read_json_array", "read_json_files", "read_lines", "read_unit"]
