@@ -14,16 +14,17 @@ Normalisation is deliberately minimal: a leading UTF-8 BOM is dropped, a line's 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pyarrow as pa
 
 from ingest.discover import SourceFile
-from ingest.readers.csv import read_csv
-from ingest.readers.gzip_stream import broken_reason, gunzip
+from ingest.readers import lines
+from ingest.readers.csv import CsvState, read_csv, record_blocks
+from ingest.readers.gzip_stream import broken_reason
 from ingest.readers.json_array import read_json_array
 from ingest.readers.json_file import read_json_files
-from ingest.readers.lines import read_lines
+from ingest.readers.lines import LineBlock, read_lines
 from ingest.readers.stage import ReadContext, file_reject, rows_to_stage
 from ingest.spec import Format
 
@@ -39,25 +40,41 @@ def read_unit(ctx: ReadContext, unit: Sequence[SourceFile], datas: Sequence[byte
     if fmt is Format.JSON_ARRAY:
         return read_json_array(ctx, first, datas[0])
     if fmt is Format.CSV:
-        if first.spec.compression == "gzip":
-            return _read_gzip_csv(ctx, first, datas[0])
         return read_csv(ctx, first, datas[0])
     return read_lines(ctx, first, datas[0])
 
 
-def _read_gzip_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
-    """A gzip-compressed delimited file, read whole once decompressed (as an uncompressed one
-    is). A stream that breaks off: the lines before the break are read, and what was read of the
-    line it cuts is one reject with the reason."""
-    text, broken = gunzip(data)
-    if broken is None:
-        return read_csv(ctx, f, text)
-    cut = text.rfind(b"\n") + 1
-    stage = read_csv(ctx, f, text[:cut]) if text[:cut].strip() else rows_to_stage([])
-    line = text.count(b"\n", 0, cut) + 1
-    reason = broken_reason(str(broken), f.rel, line, len(text) - cut)
-    row = {**file_reject(f.rel, f.sha256, reason, text[cut:]), "line_number": line}
-    return pa.concat_tables([stage, rows_to_stage([{**row, "record_index": stage.num_rows}])])
+class BlockReader:
+    """Reads one JSONL, qrels or delimited file a block of whole lines (records) at a time
+    (memory bounded by a block, not the file): :meth:`blocks` cuts it (a gzip file decompressed
+    as a stream), :meth:`read` stages a block. A stream that broke off ends with one reject."""
+
+    def __init__(self, ctx: ReadContext, f: SourceFile) -> None:
+        self.ctx, self.f = ctx, f
+        self.csv_state = CsvState()
+
+    def blocks(self) -> Iterator[LineBlock]:
+        blocks = lines.file_blocks(self.f.path, self.f.spec.compression)
+        if self.f.spec.format is Format.CSV:
+            return record_blocks(blocks, 2 * lines.BLOCK_BYTES)
+        return blocks
+
+    def read(self, block: LineBlock) -> pa.Table:
+        f = self.f
+        if block.error is not None:
+            reason = broken_reason(block.error, f.rel, block.first_line, len(block.data))
+            row = file_reject(f.rel, f.sha256, reason, block.data)
+            return rows_to_stage([{**row, "line_number": block.first_line}])
+        if f.spec.format is Format.CSV:
+            return read_csv(self.ctx, f, block.data, block, self.csv_state)
+        return lines.read_lines(self.ctx, f, block.data, block)
 
 
-__all__ = ["read_csv", "read_json_array", "read_json_files", "read_lines", "read_unit"]
+__all__ = [
+    "BlockReader",
+    "read_csv",
+    "read_json_array",
+    "read_json_files",
+    "read_lines",
+    "read_unit",
+]

@@ -5,7 +5,11 @@ records (quoted fields may span lines) and gives their verbatim text: the one pe
 kept because no vectorised reader -- DuckDB's ``read_csv`` included -- exposes record
 boundaries and text. A stray quote that would swallow the following records rejects its own
 line only (and the line of a second stray quote that closed the field); the records between
-them land."""
+them land.
+
+A large or compressed file is read in blocks of whole records (:func:`record_blocks`), the
+header carried from block to block (:class:`CsvState`); each block's record terminator is its
+own most common one."""
 
 from __future__ import annotations
 
@@ -13,11 +17,14 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 
 from ingest.discover import SURROGATE, SourceFile
+from ingest.readers.lines import LineBlock
 from ingest.readers.stage import ReadContext, file_reject, rows_to_stage, strip_bom
 from ingest.spec import Delimited
 
@@ -98,7 +105,63 @@ def _blank(record: str, delimiter: str) -> bool:
     return not record.strip() and delimiter not in record
 
 
-def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
+@dataclass
+class CsvState:
+    """What the blocks of one delimited file share: its columns, once known (the header row's,
+    or the declared ones)."""
+
+    header: list[str] | None = None
+
+
+def _even_cut(data: bytes) -> int:
+    """The end of the last line of ``data`` before which the quotes are even in number (no
+    quoted field is open there, RFC 4180), or 0."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(arr == ord("\n"))
+    quotes_before = np.searchsorted(np.flatnonzero(arr == ord('"')), ends)
+    even = ends[quotes_before % 2 == 0]
+    return int(even[-1]) + 1 if len(even) else 0
+
+
+def record_blocks(blocks: Iterable[LineBlock], max_bytes: int) -> Iterator[LineBlock]:
+    """The line blocks of a delimited file re-cut so that no quoted field spans two blocks: at
+    the last line end with an even number of quotes since the block's start. A stray quote keeps
+    the count odd: once ``max_bytes`` are held the block is cut at its last line end anyway (the
+    stray quote is judged on the lines up to there, and its reject counts the lines it would
+    swallow up to there). ``disk`` and ``error`` carry through."""
+    carry, first_line, is_first, disk = b"", 1, True, []
+    for block in blocks:
+        if block.disk is not None:
+            disk.append(block.disk)
+        if block.error is not None:
+            if carry:
+                yield LineBlock(carry, first_line, is_first, False, b"")
+            yield LineBlock(block.data, block.first_line, False, True, b"".join(disk), block.error)
+            return
+        data = carry + block.data
+        cut = _even_cut(data) if not block.is_last else len(data)
+        if cut == 0 and len(data) > max_bytes:
+            cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            carry = data
+            continue
+        on_disk = b"".join(disk) if block.disk is not None else None
+        yield LineBlock(
+            data[:cut], first_line, is_first, block.is_last and cut == len(data), on_disk
+        )
+        first_line += data.count(b"\n", 0, cut)
+        carry, is_first, disk = data[cut:], False, []
+    if carry or is_first or disk:
+        yield LineBlock(carry, first_line, is_first, True, b"".join(disk) if disk else None)
+
+
+def read_csv(
+    ctx: ReadContext,
+    f: SourceFile,
+    data: bytes,
+    block: LineBlock | None = None,
+    state: CsvState | None = None,
+) -> pa.Table:
     """A delimiter-separated file as its FileSpec's ``delimited`` declares: payload = {column:
     value} (strings; columns from the header row or declared), source_text = record.
 
@@ -107,17 +170,28 @@ def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
     quote (a quoted field that never closes properly and would swallow the following
     records, see :func:`_stray_quote`) rejects its own line only, verbatim; reading
     resumes on the next line, so the records it would have swallowed still land.
+
+    ``block``: ``data`` is that block of whole records (:func:`record_blocks`; line numbers from
+    its first line, ``record_index`` numbered by the caller) and ``state`` what the file's
+    earlier blocks found; else ``data`` is the whole file.
     """
-    body = strip_bom(data)
-    if not body.strip():
+    is_first, is_last = (block.is_first, block.is_last) if block else (True, True)
+    offset = block.first_line - 1 if block else 0
+    dialect = f.spec.delimited
+    body = strip_bom(data) if is_first else data
+    if not body.strip() and dialect.delimiter.encode() not in body:  # as :func:`_blank`
+        if not (is_first and is_last):
+            return rows_to_stage([])
         return rows_to_stage([file_reject(f.rel, f.sha256, "empty file", data)])
     if csv.field_size_limit() < 2**31 - 1:
         csv.field_size_limit(2**31 - 1)
     text = body.decode("utf-8", "surrogateescape")
     lines = list(io.StringIO(text, newline=""))
     key_name = f.spec.key.name if f.spec.key.kind == "field" else None
-    dialect = f.spec.delimited
-    header: list[str] | None = None if dialect.header else list(dialect.columns)
+    state = state or CsvState()
+    if state.header is None and not dialect.header:
+        state.header = list(dialect.columns)
+    header = state.header
     terminator = _record_terminator(lines)
     closers: dict[int, int] = {}  # line index of a stray closing quote -> its opening line
     rows: list[dict] = []
@@ -130,15 +204,15 @@ def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
         record = _TERMINATOR.sub("", "".join(lines[start:end]))
         if err is None and (not row or _blank(record, dialect.delimiter)):
             continue  # blank line
-        at_eof = end >= len(lines)
+        at_eof = end >= len(lines) and is_last
         if header is None and err is None and not SURROGATE.search(record):
-            header = row
+            header = state.header = row
             continue
         out = {
             "source_path": f.rel,
             "file_sha256": f.sha256,
             "record_index": len(rows),
-            "line_number": start + 1,
+            "line_number": offset + start + 1,
             "record_key": None,
             "payload": None,
             "source_text": None,
@@ -157,16 +231,16 @@ def read_csv(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
             record = _TERMINATOR.sub("", lines[start])
             out["at_eof"] = False
             out["error"] = (
-                f"broken {dialect.name}: stray quote: a quoted field opened on line {start + 1} "
-                f"does not close properly and would swallow the next {swallowed} line(s), which "
-                f"read as records of their own; this line is rejected and reading resumes on line "
-                f"{start + 2}"
+                f"broken {dialect.name}: stray quote: a quoted field opened on line "
+                f"{offset + start + 1} does not close properly and would swallow the next "
+                f"{swallowed} line(s), which read as records of their own; this line is rejected "
+                f"and reading resumes on line {offset + start + 2}"
             )
             records = iter(_csv_records(lines, start + 1, dialect))
         elif start in closers and end - start == 1:
             out["error"] = (
                 f"broken {dialect.name}: stray quote: this line closes the quoted field opened "
-                f"on line {closers[start] + 1}, which swallowed the "
+                f"on line {offset + closers[start] + 1}, which swallowed the "
                 f"{start - closers[start] - 1} line(s) between them; this line is rejected, "
                 "those lines land as records"
             )

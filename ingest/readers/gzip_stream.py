@@ -97,23 +97,4 @@ def broken_reason(reason: str, rel: str, line: int, n_read: int) -> str:
     )
 
 
-def gunzip(data: bytes, out_bytes: int = 1 << 20) -> tuple[bytes, GzipBroken | None]:
-    """The decompressed bytes of a whole gzip file held in memory, and the break that ended
-    them early (None: the stream is whole)."""
-    view = memoryview(data)
-    pos = 0
-
-    def read(n: int) -> bytes:
-        nonlocal pos
-        chunk = bytes(view[pos : pos + n])
-        pos += len(chunk)
-        return chunk
-
-    out: list[bytes] = []
-    broken = None
-    for chunk, _, broken in gunzip_chunks(read, out_bytes):
-        out.append(chunk)
-    return b"".join(out), broken
-
-
-__all__ = ["INPUT_BYTES", "GzipBroken", "broken_reason", "gunzip", "gunzip_chunks"]
+__all__ = ["INPUT_BYTES", "GzipBroken", "broken_reason", "gunzip_chunks"]

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingest.discover import SourceFile
-from ingest.readers.gzip_stream import GzipBroken, broken_reason, gunzip_chunks
+from ingest.readers.gzip_stream import GzipBroken, gunzip_chunks
 from ingest.readers.stage import (
     WS,
     ReadContext,
@@ -114,8 +114,6 @@ def read_lines(
     first_line = block.first_line if block else 1
     is_first = block.is_first if block else True
     is_last = block.is_last if block else True
-    if block is not None and block.error is not None:
-        return _stream_broken(f, block)
     body = strip_bom(data) if is_first else data
     if not body.strip():
         if is_first and is_last:
@@ -174,13 +172,6 @@ def read_lines(
         stage = stage.sort_by("line_number")
     index = pa.array(np.arange(stage.num_rows, dtype=np.int64))
     return stage.set_column(stage.schema.get_field_index("record_index"), "record_index", index)
-
-
-def _stream_broken(f: SourceFile, block: LineBlock) -> pa.Table:
-    """The one reject of a compressed stream that broke off: what was read of its line."""
-    reason = broken_reason(block.error or "", f.rel, block.first_line, len(block.data))
-    reject = file_reject(f.rel, f.sha256, reason, block.data)
-    return rows_to_stage([{**reject, "line_number": block.first_line}])
 
 
 def _key_expr_fields(key: RecordKey, fields: dict[str, str]) -> str:

@@ -4,11 +4,16 @@ quoting and the stray-quote salvage of the CSV reader, rejects with their line."
 
 from __future__ import annotations
 
+import gzip
 import json
+import re
 
+import duckdb
 import pytest
 from ingest_reader_helpers import rejects, rows
 
+from ingest import readers
+from ingest.readers import lines as line_reader
 from ingest.run import Ingestor
 from ingest.spec import CorpusSpec, Delimited, FileSpec, Format, RecordKey
 
@@ -134,3 +139,51 @@ def test_a_csv_declared_as_before_reads_as_it_always_did(tmp_path, duck, write_f
 def test_a_declaration_that_cannot_be_read_fails_where_it_is_written(declare, problem):
     with pytest.raises(ValueError, match=problem):
         declare()
+
+
+@pytest.mark.parametrize("compression", [None, "gzip"])
+def test_a_delimited_file_landed_in_blocks_lands_as_the_whole_file_does(
+    tmp_path, duck, write_file, monkeypatch, compression
+):
+    """Blocks of 300 bytes: quoted fields over several lines (and a long one) never straddle two
+    blocks, the header read in the first block names the columns of every later one, and the
+    line numbers, rejects (a stray quote, a wrong field count) and record_index are those of
+    the file read whole."""
+    rows_in = [f"r{i}\tline {i}\t{i % 7}" for i in range(150)]
+    rows_in[10] = 'r10\t"a field\nover three\nlines, with ""quotes"""\tx'
+    rows_in[40] = 'r40\t"' + "long, " * 120 + '\nend"\ty'
+    rows_in[70] = 'r70\t"I liked\tboth'  # a stray quote
+    rows_in[90] = "r90\tshort"
+    text = "id\ttext\tnote\n" + "\n".join(rows_in) + "\n"
+    name = "a.tsv.gz" if compression else "a.tsv"
+    content = gzip.compress(text.encode()) if compression else text
+    write_file(tmp_path / "toy", name, content)
+    spec = FileSpec(
+        "*.tsv*", "toy__rows", Format.CSV, RecordKey.field("id"), None, TSV, compression
+    )
+    whole = duckdb.connect()
+    write_file(tmp_path / "plain" / "toy", "a.tsv", text)
+    plain_spec = FileSpec("*.tsv", "toy__rows", Format.CSV, RecordKey.field("id"), None, TSV)
+    land(tmp_path / "plain", whole, toy(plain_spec))
+    monkeypatch.setattr(line_reader, "BLOCK_BYTES", 300)
+    blocks = []
+    real = readers.read_csv
+    monkeypatch.setattr(readers, "read_csv", lambda *a: blocks.append(a[3]) or real(*a))
+    s = land(tmp_path, duck, toy(spec))
+    assert len(blocks) > 5 and all(b is not None for b in blocks)
+    assert (s.records_loaded, s.records_rejected) == (148, 2)
+    cols = "record_index, line_number, record_key, payload::VARCHAR, source_text"
+    assert rows(duck, "toy__rows", cols) == rows(whole, "toy__rows", cols)
+    got = rejects(duck, "record_index, line_number, error, raw_bytes")
+    want = rejects(whole, "record_index, line_number, error, raw_bytes")
+    # a stray quote's message counts the lines it would swallow: to the end of the file read
+    # whole, to the block's end in blocks
+    swallow = re.compile(r"swallow the next \d+ line")
+    assert [(*r[:2], swallow.sub("", r[2]), r[3]) for r in got] == [
+        (*r[:2], swallow.sub("", r[2]), r[3]) for r in want
+    ]
+    assert [(line, raw) for _, line, _, raw in got] == [
+        (75, rows_in[70].encode()),
+        (95, rows_in[90].encode()),
+    ]
+    whole.close()
