@@ -129,9 +129,12 @@ def record_blocks(blocks: Iterable[LineBlock], max_bytes: int) -> Iterator[LineB
     the count odd: once ``max_bytes`` are held the block is cut at its last line end anyway (the
     stray quote is judged on the lines up to there, and its reject counts the lines it would
     swallow up to there). ``disk`` and ``error`` carry through."""
-    carry, first_line, is_first, disk = b"", 1, True, []
+    carry, first_line, is_first = b"", 1, True
+    disk: list[bytes] = []  # a compressed file's bytes on disk since the last block
+    compressed = False
     for block in blocks:
         if block.disk is not None:
+            compressed = True
             disk.append(block.disk)
         if block.error is not None:
             if carry:
@@ -145,14 +148,14 @@ def record_blocks(blocks: Iterable[LineBlock], max_bytes: int) -> Iterator[LineB
         if cut == 0:
             carry = data
             continue
-        on_disk = b"".join(disk) if block.disk is not None else None
+        on_disk = b"".join(disk) if compressed else None
         yield LineBlock(
             data[:cut], first_line, is_first, block.is_last and cut == len(data), on_disk
         )
         first_line += data.count(b"\n", 0, cut)
         carry, is_first, disk = data[cut:], False, []
     if carry or is_first or disk:
-        yield LineBlock(carry, first_line, is_first, True, b"".join(disk) if disk else None)
+        yield LineBlock(carry, first_line, is_first, True, b"".join(disk) if compressed else None)
 
 
 def read_csv(

@@ -182,3 +182,17 @@ def test_gzip_across_many_blocks_keeps_the_line_numbers(
     assert duck.execute("select distinct file_sha256 from raw.toy__lines").fetchall() == [
         (sha(gz),)
     ]
+
+
+def test_a_gzip_tsv_ending_in_an_open_quote_rejects_it_as_the_plain_file_does(
+    tmp_path, duck, write_file, plain
+):
+    text = 'q1\td1\t2\nq1\td2\t"open\n'
+    write_file(tmp_path / "gz" / "toy", "j.tsv.gz", gzip.compress(text.encode()))
+    write_file(tmp_path / "plain" / "toy", "j.tsv", text)
+    s = land(tmp_path / "gz", duck, TSV_GZ)
+    assert (s.records_loaded, s.records_rejected) == (1, 1)
+    land(tmp_path / "plain", plain, TSV_PLAIN)
+    assert rows(duck, "toy__rows", ROW) == rows(plain, "toy__rows", ROW)
+    assert rejects(duck, REJECT) == rejects(plain, REJECT)
+    assert rejects(duck, "error")[0][0].startswith("truncated file: unterminated quoted field")
