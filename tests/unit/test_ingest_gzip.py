@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import tracemalloc
 import zlib
 
 import duckdb
@@ -196,3 +197,25 @@ def test_a_gzip_tsv_ending_in_an_open_quote_rejects_it_as_the_plain_file_does(
     assert rows(duck, "toy__rows", ROW) == rows(plain, "toy__rows", ROW)
     assert rejects(duck, REJECT) == rejects(plain, REJECT)
     assert rejects(duck, "error")[0][0].startswith("truncated file: unterminated quoted field")
+
+
+def test_a_gzip_file_is_decompressed_a_block_at_a_time(tmp_path):
+    """Python's peak allocations while the blocks of a gzip file whose content is 64 times a
+    block are read stay within a few blocks: the content is never held whole."""
+    block = 256 * 1024
+    line = json.dumps({"id": "c", "text": "z" * 200}) + "\n"
+    content = (line * (64 * block // len(line))).encode()
+    path = tmp_path / "big.jsonl.gz"
+    path.write_bytes(gzip.compress(content, compresslevel=1))
+    tracemalloc.start()
+    try:
+        n_blocks, n_bytes, biggest = 0, 0, 0
+        for b in line_reader.gzip_line_blocks(path, block):
+            n_blocks, n_bytes = n_blocks + 1, n_bytes + len(b.data)
+            biggest = max(biggest, len(b.data))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert n_bytes == len(content) and n_blocks >= 64
+    assert biggest <= block + len(line)
+    assert peak < 8 * block, (peak, len(content))
