@@ -401,13 +401,14 @@ class Ingestor:
 
     @staticmethod
     def _in_blocks(unit: list[SourceFile]) -> bool:
-        """A JSONL or qrels file larger than a block lands a block of lines at a time."""
+        """A JSONL, qrels or delimited file larger than a block, or compressed, lands a block of
+        lines at a time (a compressed file's size on disk does not bound its content)."""
         (f, *more) = unit
         return (
             not more
             and not f.name_error
-            and f.spec.format in (Format.JSONL, Format.QRELS)
-            and f.size > line_reader.BLOCK_BYTES
+            and f.spec.format in (Format.JSONL, Format.QRELS, Format.CSV)
+            and (f.size > line_reader.BLOCK_BYTES or f.spec.compression is not None)
         )
 
     def _stages(self, ctx: ReadContext, unit: list[SourceFile]) -> Iterator[pa.Table]:
@@ -439,12 +440,14 @@ class Ingestor:
             with self._t("read"):
                 f.sha256 = file_sha256(f.path)
         digest, size, n_rows = hashlib.sha256(), 0, 0
-        for block in line_reader.line_blocks(f.path):
+        reader = readers.BlockReader(ctx, f)
+        for block in reader.blocks():
             with self._t("read"):
-                digest.update(block.data)
-                size += len(block.data)
+                on_disk = block.data if block.disk is None else block.disk
+                digest.update(on_disk)
+                size += len(on_disk)
             with self._t("parse+classify"):
-                stage = line_reader.read_lines(ctx, f, block.data, block)
+                stage = reader.read(block)
                 index = pa.array(np.arange(n_rows, n_rows + stage.num_rows, dtype=np.int64))
                 stage = stage.set_column(
                     stage.schema.get_field_index("record_index"), "record_index", index

@@ -1,6 +1,7 @@
 """What corpus modules declare: their files (:class:`FileSpec`), how records are keyed
-(:class:`RecordKey`), in which :class:`Format`, an optional record check, and the corpus
-itself (:class:`CorpusSpec`).
+(:class:`RecordKey`), in which :class:`Format` (delimiter-separated files with a
+:class:`Delimited` option; gzip-compressed line files with ``compression="gzip"``), an
+optional record check, and the corpus itself (:class:`CorpusSpec`).
 
 This is the only ingest module a corpus module (``ingest/cosrec.py`` ...) imports; the
 machinery that lands the declared files is in ``ingest/run.py``.
@@ -20,8 +21,46 @@ class Format(str, Enum):
     JSONL = "jsonl"  #: one JSON object per line
     JSON_ARRAY = "json_array"  #: one top-level JSON array, one record per element
     JSON_FILE = "json_file"  #: the whole file is one JSON object
-    CSV = "csv"  #: RFC-4180 CSV with a header row
+    #: delimiter-separated values with RFC-4180 quoting; comma and a header row unless the
+    #: FileSpec's ``delimited`` (:class:`Delimited`) declares another delimiter or the columns
+    CSV = "csv"
     QRELS = "qrels"  #: TREC qrels: ``topic iteration doc_id grade`` per line
+
+
+#: what ``FileSpec.compression`` may name: ``None`` (the file as it is) or ``"gzip"``
+COMPRESSIONS = (None, "gzip")
+#: the formats a gzip-compressed file may have (read as a stream of decompressed lines)
+GZIP_FORMATS = frozenset({Format.JSONL, Format.QRELS, Format.CSV})
+
+
+@dataclass(frozen=True)
+class Delimited:
+    """How a :attr:`Format.CSV` file separates its fields: ``delimiter`` (one character, e.g.
+    ``"\\t"`` for TSV, ``";"`` or ``"|"``) and either a ``header`` row naming the columns or,
+    with ``header=False``, the ``columns`` declared here (every line is then a record).
+    Fields are quoted the RFC-4180 way (``"a ""b"", c"``) whatever the delimiter."""
+
+    delimiter: str = ","
+    header: bool = True
+    columns: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.delimiter) != 1 or self.delimiter in '"\r\n':
+            raise ValueError(
+                f"Delimited: the delimiter must be one character other than a quote or a line "
+                f"break, not {self.delimiter!r}"
+            )
+        if self.header and self.columns:
+            raise ValueError("Delimited: columns are declared only for files without a header")
+        if not self.header and not self.columns:
+            raise ValueError("Delimited: a file without a header needs its columns declared")
+        if len(set(self.columns)) != len(self.columns):
+            raise ValueError(f"Delimited: a column is named twice in {self.columns}")
+
+    @property
+    def name(self) -> str:
+        """What rejects call the format: CSV, TSV or delimited text."""
+        return {",": "CSV", "\t": "TSV"}.get(self.delimiter, "delimited text")
 
 
 @dataclass(frozen=True)
@@ -83,13 +122,34 @@ class FileSpec:
     ``check`` (optional) judges each well-formed record (see :data:`RecordCheck`); a record it
     gives a reason for goes to ``raw.rejected_records`` verbatim with that reason. Because a
     check may relate records across files (``CheckContext.state``), a change to one checked
-    file of a corpus re-reads all of them."""
+    file of a corpus re-reads all of them.
+
+    ``delimited`` (:attr:`Format.CSV` only): the delimiter and header of the files, default
+    comma-separated with a header row. ``compression="gzip"``: the files are gzip-compressed
+    JSONL, qrels or CSV; they are read as a stream of decompressed lines (line numbers and
+    verbatim text are those of the decompressed content, ``file_sha256`` that of the file on
+    disk). A pattern ending in ``.gz`` must declare it."""
 
     pattern: str
     table: str
     format: Format
     key: RecordKey
     check: RecordCheck | None = None
+    delimited: Delimited = Delimited()
+    compression: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.delimited != Delimited() and self.format is not Format.CSV:
+            raise ValueError(f"{self.pattern}: delimited applies to Format.CSV only")
+        if self.compression not in COMPRESSIONS:
+            raise ValueError(
+                f"{self.pattern}: compression {self.compression!r} is not one of {COMPRESSIONS}"
+            )
+        if self.compression and self.format not in GZIP_FORMATS:
+            formats = ", ".join(sorted(f.value for f in GZIP_FORMATS))
+            raise ValueError(f"{self.pattern}: gzip is read for the formats {formats} only")
+        if self.pattern.endswith(".gz") and self.compression is None:
+            raise ValueError(f"{self.pattern}: a .gz pattern declares compression='gzip'")
 
     def matches(self, rel_path: str) -> bool:
         return _glob_regex(self.pattern).match(rel_path) is not None
@@ -153,4 +213,12 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return rx
 
 
-__all__ = ["CheckContext", "CorpusSpec", "FileSpec", "Format", "RecordCheck", "RecordKey"]
+__all__ = [
+    "CheckContext",
+    "CorpusSpec",
+    "Delimited",
+    "FileSpec",
+    "Format",
+    "RecordCheck",
+    "RecordKey",
+]

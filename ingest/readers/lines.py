@@ -1,11 +1,15 @@
 """JSONL and TREC qrels: one record per line. Arrow splits the lines, ONE DuckDB SQL pass
 classifies them (``try(decode())`` for UTF-8, :func:`~ingest.readers.stage.json_ctes` for JSON
 validity and shape, ``regexp_extract_all`` for qrels fields). The pass has no window or sort:
-rows keep file order and ``record_index`` is numbered afterwards."""
+rows keep file order and ``record_index`` is numbered afterwards.
+
+A large file, and every gzip-compressed one, is read in blocks of whole lines
+(:func:`file_blocks`); a gzip file is decompressed as a stream (:mod:`ingest.readers.gzip_stream`),
+so its blocks are lines of the decompressed content, numbered as in it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingest.discover import SourceFile
+from ingest.readers.gzip_stream import GzipBroken, gunzip_chunks
 from ingest.readers.stage import (
     WS,
     ReadContext,
@@ -34,12 +39,16 @@ BLOCK_BYTES = 32 * 2**20
 @dataclass(frozen=True)
 class LineBlock:
     """Whole lines of a file: ``data`` starts at line ``first_line`` (1-based); ``is_last``: the
-    file ends with this block (its last line is the file's last)."""
+    file ends with this block (its last line is the file's last). For a compressed file, ``data``
+    is decompressed and ``disk`` the file's bytes read for it (hash these); ``error``: the
+    stream broke off, ``data`` is what was read of line ``first_line`` and the last block."""
 
     data: bytes
     first_line: int
     is_first: bool
     is_last: bool
+    disk: bytes | None = None
+    error: str | None = None
 
 
 def line_blocks(path: Path, block_bytes: int | None = None) -> Iterator[LineBlock]:
@@ -47,22 +56,53 @@ def line_blocks(path: Path, block_bytes: int | None = None) -> Iterator[LineBloc
     newline (a line longer than a block is one block of its own); the blocks joined are the
     file's bytes."""
     block_bytes = block_bytes or BLOCK_BYTES
-    first_line, carry, is_first = 1, b"", True
     with path.open("rb") as fh:
-        while True:
-            read = fh.read(block_bytes)
-            data = carry + read
-            if not read:
-                if data or is_first:
-                    yield LineBlock(data, first_line, is_first, True)
-                return
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:  # no newline yet: a long line, keep reading
-                carry = data
-                continue
-            yield LineBlock(data[:cut], first_line, is_first, False)
-            first_line += data.count(b"\n", 0, cut)
-            carry, is_first = data[cut:], False
+        chunks = iter(lambda: fh.read(block_bytes), b"")
+        yield from _cut((chunk, None, None) for chunk in chunks)
+
+
+def gzip_line_blocks(path: Path, block_bytes: int | None = None) -> Iterator[LineBlock]:
+    """A gzip file's decompressed content in blocks as :func:`line_blocks` cuts a file, read
+    as a stream (memory bounded by a block); each block's ``disk`` holds the compressed bytes
+    read for it (joined: the file). A stream that breaks off ends with an ``error`` block."""
+    block_bytes = block_bytes or BLOCK_BYTES
+    with path.open("rb") as fh:
+        yield from _cut(gunzip_chunks(fh.read, block_bytes))
+
+
+def file_blocks(path: Path, compression: str | None) -> Iterator[LineBlock]:
+    """The blocks of a line file as its FileSpec's ``compression`` says."""
+    return gzip_line_blocks(path) if compression == "gzip" else line_blocks(path)
+
+
+def _cut(
+    chunks: Iterable[tuple[bytes, bytes | None, GzipBroken | None]],
+) -> Iterator[LineBlock]:
+    """Blocks of whole lines from (bytes, bytes on disk or None, break) chunks: a block per
+    chunk that completes a line, the bytes after its last newline carried into the next."""
+    first_line, carry, is_first = 1, b"", True
+    disk: list[bytes] | None = None  # the bytes on disk since the last block (compressed files)
+    for chunk, raw, broken in chunks:
+        if raw is not None:
+            disk = disk if disk is not None else []
+            disk.append(raw)
+        if broken is not None:
+            yield LineBlock(carry, first_line, is_first, True, b"".join(disk or []), str(broken))
+            return
+        data = carry + chunk
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:  # no newline yet: a long line, keep reading
+            carry = data
+            continue
+        yield LineBlock(data[:cut], first_line, is_first, False, _joined(disk))
+        first_line += data.count(b"\n", 0, cut)
+        carry, is_first, disk = data[cut:], False, [] if disk is not None else None
+    if carry or is_first or disk:  # disk: a compressed file's last bytes (its trailer)
+        yield LineBlock(carry, first_line, is_first, True, _joined(disk))
+
+
+def _joined(disk: list[bytes] | None) -> bytes | None:
+    return None if disk is None else b"".join(disk)
 
 
 def read_lines(
