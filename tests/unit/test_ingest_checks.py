@@ -160,17 +160,26 @@ def test_finite_numbers_and_non_finite_words_in_strings_land(tmp_path, duck, wri
     assert (s.records_loaded, s.records_rejected) == (1, 0)
 
 
-def test_non_finite_qrels_grades_are_rejected(tmp_path, duck, write_file):
-    """Issue 24.11 for the one numeric field outside JSON: a qrels grade."""
-    text = "1 0 d1 2\n1 0 d2 NaN\n1 0 d3 1e400\n1 0 d4 -inf\n1 0 d5 -1\n"
+def test_qrels_grades_that_are_not_integers_are_rejected(tmp_path, duck, write_file):
+    """A qrels grade is a whole number (trec_eval's): NaN, infinities, fractions, words and
+    integers past the 32-bit range are rejected with the value named; negative grades land."""
+    text = (
+        "1 0 d1 2\n1 0 d2 NaN\n1 0 d3 1e400\n1 0 d4 -inf\n1 0 d5 -1\n1 0 d6 2.5\n"
+        "1 0 d7 high\n1 0 d8 99999999999\n1 0 d9 +3\n"
+    )
     write_file(tmp_path / "cosrec", QRELS, text)
     s = ingest(tmp_path, duck)
-    assert rows(duck, "cosrec__qrels", "line_number") == [(1,), (5,)]
+    assert rows(duck, "cosrec__qrels", "line_number") == [(1,), (5,), (9,)]
     rej = rejects(duck, "line_number, error, raw_text")
     assert [(r[0], r[2]) for r in rej] == [
         (2, "1 0 d2 NaN"),
         (3, "1 0 d3 1e400"),
         (4, "1 0 d4 -inf"),
+        (6, "1 0 d6 2.5"),
+        (7, "1 0 d7 high"),
+        (8, "1 0 d8 99999999999"),
     ]
-    assert all(r[1].startswith("non-finite number: grade ") and "\n" not in r[1] for r in rej)
-    assert (s.records_loaded, s.records_rejected) == (2, 3)
+    for line, error, text_ in rej:
+        assert error.startswith(f"grade is not an integer: {text_.split()[-1]} "), (line, error)
+        assert "\n" not in error
+    assert (s.records_loaded, s.records_rejected) == (3, 6)
