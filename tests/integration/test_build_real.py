@@ -291,7 +291,7 @@ def test_run_evaluation_on_the_real_qrels_agrees_with_an_independent_computation
     spec.loader.exec_module(unit)
     _, con = real_build
     for kind in ("search", "recommendation", "all"):
-        judgments = E.qrels(con, kind)
+        judgments = E.qrels(con, "cosrec", kind)
         run = unit.make_run(judgments, order, seed=7)
         result = E.evaluate(run, judgments, ["nDCG@10", "P@5"], kind=kind)
         expected = unit.independent(run, judgments)
@@ -306,8 +306,8 @@ def test_run_evaluation_on_the_real_qrels_agrees_with_an_independent_computation
             result.n_topics_evaluated == result.n_topics_qrels == len({t for t, _, _ in judgments})
         )
     assert (
-        E.evaluate(unit.make_run(E.qrels(con), "perfect"), E.qrels(con), ["nDCG@10"]).aggregate[
-            "nDCG@10"
-        ]
+        E.evaluate(
+            unit.make_run(E.qrels(con, "cosrec"), "perfect"), E.qrels(con, "cosrec"), ["nDCG@10"]
+        ).aggregate["nDCG@10"]
         == 1.0
     )

@@ -123,8 +123,9 @@ CORRUPTIONS = [
     ),
     (
         "rules_relevance_judgments",
-        "update main.relevance_judgments set grade = 5",
-        "('accepted_values_by_column', 'grade",
+        "update main.relevance_judgments set collection = null where "
+        + ONE_ROW.format(table="relevance_judgments", where=""),
+        "('not_null_columns', 'collection",
     ),
     (
         "rules_search_queries",

@@ -43,7 +43,7 @@ KNOWN_WARNINGS = {
     # 4,101 of 15,150 personalised judgments: qrels use user indices 0..n for a curated
     # conversation with n profile users (profiles.jsonl and keywords.jsonl agree on n), so
     # index n names no profile user (an upstream gap, or an off-by-one to check upstream).
-    "relevance_judgments:personalised_judgments_have_users",
+    "cosrec__relevance_judgments:personalised_judgments_have_users",
 }
 
 

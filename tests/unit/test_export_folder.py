@@ -79,7 +79,7 @@ def test_missing_warehouse_unknown_corpus_and_format(
     assert_one_error(bad, 2, "unknown export format 'csv'")
     trec = run_cli("export", "--warehouse", str(sample_warehouse), "--out", out,
                    "--corpus", "crsarena", "--trec")  # fmt: skip
-    assert_one_error(trec, 1, "cosrec is not among the exported corpora")
+    assert_one_error(trec, 1, "none of the exported corpora has any", "--corpus")
     assert not Path(out).exists()  # nothing written on bad input
     Path(out).write_text("a file", encoding="utf-8")
     taken = run_cli("export", "--warehouse", str(sample_warehouse), "--out", out)
@@ -165,11 +165,15 @@ def test_trec_dir_follows_the_rules_of_out(sample_warehouse: Path, tmp_path: Pat
     assert first.returncode == 0, first.stderr
     manifest = json.loads((trec / ".csrwh-export.json").read_text(encoding="utf-8"))
     assert manifest["files"] == sorted(
-        ["qrels.all.txt", "qrels.recommendation.txt", "qrels.search.txt", "topics.tsv"]
+        f"cosrec/{name}"
+        for name in ("qrels.all.txt", "qrels.recommendation.txt", "qrels.search.txt", "topics.tsv")
     )
     again = export_trec(trec)  # an earlier export: replaced
     assert again.returncode == 0, again.stderr
-    assert sorted(p.name for p in trec.iterdir()) == [".csrwh-export.json", *manifest["files"]]
+    assert sorted(str(p.relative_to(trec)) for p in trec.rglob("*") if p.is_file()) == [
+        ".csrwh-export.json",
+        *manifest["files"],
+    ]
     inner = run_cli("export", "--warehouse", str(warehouse), "--out", str(tmp_path / "t" / "o"),
                     "--corpus", "cosrec", "--trec-dir", str(tmp_path / "t"))  # fmt: skip
     assert_one_error(inner, 1, "lies inside --trec-dir")

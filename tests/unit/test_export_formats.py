@@ -327,37 +327,58 @@ def test_empty_marts_get_no_config_and_are_listed(sample_warehouse: Path, tmp_pa
 def test_trec_files_hold_the_judgments_and_evaluate_back(
     exports: dict[str, Path], sample_warehouse: Path, tmp_path: Path
 ) -> None:
+    """One folder per collection with judgments: a qrels file per kind and all, the topics; a
+    run made from a collection's exported qrels alone is perfect for csrwh eval --corpus."""
     trec = exports["parquet"] / "trec"
-    lines = {kind: (trec / f"qrels.{kind}.txt").read_text(encoding="utf-8").splitlines()
-             for kind in ("search", "recommendation", "all")}  # fmt: skip
     judged = sql(
-        sample_warehouse, "select judgment_kind, topic_id, doc_id, grade from relevance_judgments"
+        sample_warehouse,
+        "select collection, judgment_kind, topic_id, doc_id, grade from relevance_judgments",
     )
-    assert sorted(lines["all"]) == sorted(f"{t} 0 {d} {g}" for _, t, d, g in judged)
-    for kind in ("search", "recommendation"):
-        assert sorted(lines[kind]) == sorted(f"{t} 0 {d} {g}" for k, t, d, g in judged if k == kind)
-    assert not any('"' in line or "'" in line for line in lines["all"])  # ids unquoted
-    topics = [
-        line.split("\t")[0]
-        for line in (trec / "topics.tsv").read_text(encoding="utf-8").splitlines()
-    ]
-    assert sorted(topics) == sorted({t for _, t, _, _ in judged})
-    # a run built from the exported qrels alone is perfect for csrwh eval
-    by_topic: dict[str, list[tuple[str, int]]] = {}
-    for line in lines["all"]:
-        topic, _, doc, grade = line.split()
-        by_topic.setdefault(topic, []).append((doc, int(grade)))
-    run = tmp_path / "from_qrels.run"
-    run.write_text(
-        "".join(
-            f"{t} Q0 {d} {i + 1} {100 - i} x\n"
-            for t, docs in by_topic.items()
-            for i, (d, _) in enumerate(sorted(docs, key=lambda x: (-x[1], x[0])))
-        ),
-        encoding="utf-8",
+    collections = sorted({c for c, *_ in judged})
+    assert len(collections) > 1
+    assert sorted(p.name for p in trec.iterdir()) == sorted(
+        c.replace(":", "-") for c in collections
     )
-    result = run_cli("eval", str(run), "--warehouse", str(sample_warehouse), "--format", "json",
-                     "--measure", "nDCG@10")  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    for item in json.loads(result.stdout)["results"]:
-        assert item["aggregate"]["nDCG@10"] == pytest.approx(1.0) and item["n_topics_missing"] == 0
+    for collection in collections:
+        folder = trec / collection.replace(":", "-")
+        mine = [(k, t, d, g) for c, k, t, d, g in judged if c == collection]
+        kinds = sorted({k for k, *_ in mine})
+        assert sorted(p.name for p in folder.iterdir()) == sorted(
+            [*(f"qrels.{k}.txt" for k in [*kinds, "all"]), "topics.tsv"]
+        )
+        lines = {k: (folder / f"qrels.{k}.txt").read_text(encoding="utf-8").splitlines()
+                 for k in [*kinds, "all"]}  # fmt: skip
+        assert sorted(lines["all"]) == sorted(f"{t} 0 {d} {g}" for _, t, d, g in mine)
+        for kind in kinds:
+            assert sorted(lines[kind]) == sorted(
+                f"{t} 0 {d} {g}" for k, t, d, g in mine if k == kind
+            )
+        assert not any('"' in line or "'" in line for line in lines["all"])  # ids unquoted
+        topics = [
+            line.split("\t")[0]
+            for line in (folder / "topics.tsv").read_text(encoding="utf-8").splitlines()
+        ]
+        assert sorted(topics) == sorted({t for _, t, _, _ in mine})
+        # a run built from the exported qrels alone is perfect for csrwh eval
+        by_topic: dict[str, list[tuple[str, int]]] = {}
+        for line in lines["all"]:
+            topic, _, doc, grade = line.split()
+            by_topic.setdefault(topic, []).append((doc, int(grade)))
+        run = tmp_path / "from_qrels.run"
+        run.write_text(
+            "".join(
+                f"{t} Q0 {d} {i + 1} {100 - i} x\n"
+                for t, docs in by_topic.items()
+                for i, (d, _) in enumerate(sorted(docs, key=lambda x: (-x[1], x[0])))
+            ),
+            encoding="utf-8",
+        )
+        result = run_cli("eval", str(run), "--warehouse", str(sample_warehouse), "--corpus",
+                         collection, "--format", "json", "--per-topic",
+                         "--measure", "nDCG@10")  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        relevant = {t for t, docs in by_topic.items() if any(g > 0 for _, g in docs)}
+        for item in json.loads(result.stdout)["results"]:
+            assert item["n_topics_missing"] == 0
+            for topic in relevant & set(item["per_topic"]):
+                assert item["per_topic"][topic]["nDCG@10"] == pytest.approx(1.0), topic

@@ -91,7 +91,7 @@ def test_empty_corpora_are_legitimate(warehouse: Path) -> None:
             columns = {r[0] for r in con.execute(f"describe {suite.table}").fetchall()}
             if "corpus" in columns:
                 con.execute(f"delete from {suite.table} where corpus <> 'cosrec'")
-            elif suite.name != "relevance_judgments":  # CoSRec's own mart
+            else:
                 con.execute(f"delete from {suite.table}")
     report = _run(warehouse)
     assert [o.message() for o in report.critical_failures] == []

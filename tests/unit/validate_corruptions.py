@@ -43,8 +43,20 @@ CORRUPTIONS = [
     ),
     (
         "judgments-lost-line",
-        "relevance_judgments",
+        "cosrec__relevance_judgments",
         "delete from main.relevance_judgments where judgment_kind = 'search'",
+        "one_judgment_per_ingested_line",
+    ),
+    (
+        "judgments-grade-off-scale",
+        "relevance_judgments",
+        "update main.relevance_judgments set grade = grade_max + 1 where corpus = 'cosrec'",
+        "grade_on_the_declared_scale",
+    ),
+    (
+        "judgments-own-lost-line",
+        "custom__relevance_judgments",
+        "delete from main.relevance_judgments where corpus = 'custom' and grade > 0",
         "one_judgment_per_ingested_line",
     ),
     (

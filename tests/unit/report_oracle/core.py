@@ -259,7 +259,10 @@ def expected_convsearch_dwell_times(con) -> Rows:
 
 
 def _judgments(con) -> Rows:
-    return rows(con, "select judgment_kind, topic_id, grade from relevance_judgments")
+    return rows(
+        con,
+        "select judgment_kind, topic_id, grade from relevance_judgments where corpus = 'cosrec'",
+    )
 
 
 def expected_cosrec_judged_items_per_topic(con) -> Rows:
@@ -393,10 +396,13 @@ def expected_published_value(con, figure_id: str) -> float | None:
         )
     if figure_id == "cosrec.qrels.conversations":
         return one(
-            "select count(*) from (select distinct conversation_id from relevance_judgments)"
+            "select count(*) from (select distinct conversation_id from relevance_judgments "
+            "where corpus = 'cosrec')"
         )
     if figure_id == "cosrec.qrels.judgments":
-        return float(len(rows(con, "select judgment_id from relevance_judgments")))
+        return float(
+            len(rows(con, "select judgment_id from relevance_judgments where corpus = 'cosrec'"))
+        )
     if figure_id == "crsarena.systems":
         return float(len({c["system_id"] for c in conversations}))
     if figure_id == "crsarena.votes":
