@@ -30,10 +30,25 @@ from ingest import registry
 #: the file dbt reads the registry from (relative to the project root)
 MACRO_FILE = Path("macros") / "generated" / "corpus_registry.sql"
 #: core marts that union one ``int_<id>__<mart>_conformed`` model per corpus that has one
-MARTS = ("conversations", "turns", "ratings", "users", "intents", "items", "behaviour_labels")
+MARTS = (
+    "conversations",
+    "turns",
+    "ratings",
+    "users",
+    "intents",
+    "items",
+    "behaviour_labels",
+    "relevance_judgments",
+)
 #: shared lookups (models of the same name in schema seeds) that union the per-corpus seeds
 #: ``seeds/<id>/<id>__<seed>.csv``
-SHARED_SEEDS = ("rating_scales", "intent_taxonomy", "known_values", "questionnaire_options")
+SHARED_SEEDS = (
+    "rating_scales",
+    "intent_taxonomy",
+    "known_values",
+    "questionnaire_options",
+    "judgment_kinds",
+)
 #: lookups a corpus may also give as its own model ``int_<id>__<lookup>`` (rows its seed cannot
 #: hold, e.g. the scales each custom corpus declares in its corpus.json); the marts read them
 #: beside the shared lookup of the same name

@@ -19,6 +19,7 @@
         'intents': ['cosrec', 'convsearch', 'recllmsim', 'custom'],
         'items': ['cosrec', 'recoreact'],
         'behaviour_labels': ['recllmsim'],
+        'relevance_judgments': ['cosrec'],
     }) }}
 {%- endmacro %}
 
@@ -29,6 +30,7 @@
         'intent_taxonomy': ['cosrec', 'convsearch', 'recllmsim'],
         'known_values': ['crsarena', 'recllmsim'],
         'questionnaire_options': ['recllmsim'],
+        'judgment_kinds': ['cosrec'],
     }) }}
 {%- endmacro %}
 

@@ -1,25 +1,15 @@
-{#- CoSRec qrels joined to their intent and turn, published from `int_cosrec__relevance_judgments`; see the yml. -#}
+{#- One row per (topic, document) judgment of every corpus with judgments: the union of the int_<id>__relevance_judgments_conformed models; see the yml. -#}
 
 with
 
-relevance_judgments as (
-    select * from {{ ref('int_cosrec__relevance_judgments') }}
-),
-
-final as (
-    select
-        judgment_id,
-        topic_id,
-        intent_id,
-        conversation_id,
-        turn_index,
-        user_index,
-        user_id,
-        doc_id,
-        item_id,
-        grade,
-        judgment_kind
-    from relevance_judgments
+unioned as (
+    {{ conformed_union(
+        relations=conformed_relations('relevance_judgments'),
+        columns=[
+            'judgment_id', 'collection', 'corpus', 'topic_id', 'doc_id', 'item_id', 'conversation_id',
+            'turn_index', 'intent_id', 'user_index', 'user_id', 'grade', 'judgment_kind',
+        ],
+    ) }}
 )
 
-select * from final
+select * from unioned

@@ -4,5 +4,5 @@ select
     judgment_id,
     judgment_kind,
     user_index
-from {{ ref('int_cosrec__relevance_judgments') }}
+from {{ ref('int_cosrec__relevance_judgments_conformed') }}
 where (judgment_kind = 'recommendation') <> (user_index is not null)

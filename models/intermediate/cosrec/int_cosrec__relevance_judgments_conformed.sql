@@ -59,14 +59,16 @@ final as (
     -- the relevance_judgments mart's columns, in its order
     select
         cast({{ global_id('cosrec', "qrels.topic_id || ' ' || qrels.doc_id") }} as string) as judgment_id,
+        cast('cosrec' as string) as collection,
+        cast('cosrec' as string) as corpus,
         cast(qrels.topic_id as string) as topic_id,
-        cast({{ global_id('cosrec', 'qrels.intent_id') }} as string) as intent_id,
-        cast({{ global_id('cosrec', 'intent_turns.conversation_id') }} as string) as conversation_id,
-        cast(intent_turns.turn_index as integer) as turn_index,
-        cast(qrels.user_index as integer) as user_index,
-        cast({{ global_id('cosrec', 'profile_users_ranked.source_user_id') }} as string) as user_id,
         cast(qrels.doc_id as string) as doc_id,
         cast({{ global_id('cosrec', 'qrels.doc_id') }} as string) as item_id,
+        cast({{ global_id('cosrec', 'intent_turns.conversation_id') }} as string) as conversation_id,
+        cast(intent_turns.turn_index as integer) as turn_index,
+        cast({{ global_id('cosrec', 'qrels.intent_id') }} as string) as intent_id,
+        cast(qrels.user_index as integer) as user_index,
+        cast({{ global_id('cosrec', 'profile_users_ranked.source_user_id') }} as string) as user_id,
         cast(qrels.grade as integer) as grade,
         cast(
             case when qrels.is_personalised then 'recommendation' else 'search' end as string
