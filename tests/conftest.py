@@ -102,11 +102,13 @@ def warehouse_copy(sample_warehouse: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def judgments(sample_warehouse: Path) -> dict[str, dict[str, dict[str, int]]]:
-    """The sample's relevance judgments, kind ('search', 'recommendation', 'all') -> topic ->
-    doc -> grade, read from the mart with plain SQL (an oracle's input, not csrwh's reader)."""
+    """The sample's CoSRec relevance judgments, kind ('search', 'recommendation', 'all') ->
+    topic -> doc -> grade, read from the mart with plain SQL (an oracle's input, not csrwh's
+    reader)."""
     with duckdb.connect(str(sample_warehouse), read_only=True) as con:
         rows = con.execute(
-            "select judgment_kind, topic_id, doc_id, grade from relevance_judgments"
+            "select judgment_kind, topic_id, doc_id, grade from relevance_judgments "
+            "where corpus = 'cosrec'"
         ).fetchall()
     out: dict[str, dict[str, dict[str, int]]] = {"search": {}, "recommendation": {}, "all": {}}
     for kind, topic, doc, grade in rows:
