@@ -19,7 +19,7 @@
         'intents': ['cosrec', 'convsearch', 'recllmsim', 'custom'],
         'items': ['cosrec', 'recoreact'],
         'behaviour_labels': ['recllmsim'],
-        'relevance_judgments': ['cosrec', 'custom'],
+        'relevance_judgments': ['cosrec', 'convsearch', 'recoreact', 'custom'],
     }) }}
 {%- endmacro %}
 
@@ -30,7 +30,7 @@
         'intent_taxonomy': ['cosrec', 'convsearch', 'recllmsim'],
         'known_values': ['crsarena', 'recllmsim'],
         'questionnaire_options': ['recllmsim'],
-        'judgment_kinds': ['cosrec'],
+        'judgment_kinds': ['cosrec', 'convsearch', 'recoreact'],
     }) }}
 {%- endmacro %}
 
