@@ -35,11 +35,18 @@ MACRO_FILE = Path("macros") / "generated" / "corpus_registry.sql"
 MARTS = ("conversations", "turns", "ratings", "users", "intents", "items", "behaviour_labels")
 #: shared lookups (models of the same name in schema seeds) that union the per-corpus seeds
 #: ``seeds/<id>/<id>__<seed>.csv``
-SHARED_SEEDS = ("rating_scales", "intent_taxonomy", "known_values", "questionnaire_options")
+SHARED_SEEDS = (
+    "rating_scales",
+    "intent_taxonomy",
+    "known_values",
+    "questionnaire_options",
+    "label_schemes",
+)
 #: lookups a corpus may also give as its own model ``int_<id>__<lookup>`` (rows its seed cannot
-#: hold, e.g. the scales each custom corpus declares in its corpus.json); the marts read them
-#: beside the shared lookup of the same name
-OWN_LOOKUPS = ("rating_scales",)
+#: hold, e.g. the scales each custom corpus declares in its corpus.json, or its label schemes
+#: 'custom:<name>'); read beside (``label_schemes``: unioned into) the shared lookup of the
+#: same name
+OWN_LOOKUPS = ("rating_scales", "label_schemes")
 
 _CONFORMED = re.compile(r"int_([a-z][a-z0-9_]*?)__([a-z][a-z0-9_]*)_conformed")
 _SEED = re.compile(r"([a-z][a-z0-9_]*?)__([a-z][a-z0-9_]*)")

@@ -29,6 +29,7 @@
         'intent_taxonomy': ['cosrec', 'convsearch', 'recllmsim'],
         'known_values': ['crsarena', 'recllmsim'],
         'questionnaire_options': ['recllmsim'],
+        'label_schemes': ['cosrec', 'convsearch', 'recllmsim'],
     }) }}
 {%- endmacro %}
 
@@ -36,5 +37,6 @@
 {% macro corpus_models_by_lookup() -%}
     {{ return({
         'rating_scales': ['custom'],
+        'label_schemes': ['custom'],
     }) }}
 {%- endmacro %}

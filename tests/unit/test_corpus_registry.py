@@ -100,13 +100,17 @@ def test_shared_core_marts_name_no_corpus():
 
 
 def test_own_lookup_models_are_listed_for_their_corpus():
-    """An own lookup model (int_<id>__rating_scales) on disk is what corpus_models_by_lookup lists."""
+    """An own lookup model (int_<id>__<lookup> of OWN_LOOKUPS) on disk is what
+    corpus_models_by_lookup lists."""
     seed = _corpora_seed()
-    on_disk = sorted(
-        p.parent.name
-        for p in (PROJECT_ROOT / "models" / "intermediate").glob("*/int_*__rating_scales.*")
-    )
-    assert seed.corpus_lookup_models() == {"rating_scales": on_disk} and "custom" in on_disk
+    on_disk = {
+        lookup: sorted(
+            p.parent.name
+            for p in (PROJECT_ROOT / "models" / "intermediate").glob(f"*/int_*__{lookup}.*")
+        )
+        for lookup in seed.OWN_LOOKUPS
+    }
+    assert seed.corpus_lookup_models() == on_disk and "custom" in on_disk["rating_scales"]
 
 
 def _mini_project(root: Path) -> Path:

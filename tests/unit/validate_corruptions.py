@@ -215,6 +215,14 @@ CORRUPTIONS = [
         "labels_on_the_right_role",
     ),
     (
+        # the roles come from the corpora's declarations (the label_schemes lookup): agent
+        # actions lose theirs, so their labels on system turns are on the wrong role
+        "intents-scheme-role-undeclared",
+        "intents",
+        "delete from seeds.label_schemes where label_scheme = 'convsearch_agent_action'",
+        "labels_on_the_right_role",
+    ),
+    (
         "intent-consensus-counts",
         "intent_consensus",
         "update main.intent_consensus set n_agreeing = n_annotators + 1",
