@@ -41,6 +41,7 @@ SHARED_SEEDS = (
     "known_values",
     "questionnaire_options",
     "label_schemes",
+    "item_kinds",
 )
 #: lookups a corpus may also give as its own model ``int_<id>__<lookup>`` (rows its seed cannot
 #: hold, e.g. the scales each custom corpus declares in its corpus.json, or its label schemes

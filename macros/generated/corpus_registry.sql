@@ -30,6 +30,7 @@
         'known_values': ['crsarena', 'recllmsim'],
         'questionnaire_options': ['recllmsim'],
         'label_schemes': ['cosrec', 'convsearch', 'recllmsim'],
+        'item_kinds': ['cosrec', 'recoreact'],
     }) }}
 {%- endmacro %}
 
