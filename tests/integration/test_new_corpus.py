@@ -22,6 +22,7 @@ import duckdb
 import pytest
 
 from csrwh.config import PROJECT_ROOT
+from ingest.registry import load
 
 # --------------------------------------------------------------------------- corpus foo
 
@@ -115,6 +116,8 @@ models:
     description: Foo dialogue acts in the intents contract.
   - name: int_foo__users_conformed
     description: Foo users in the users contract.
+  - name: int_foo__items_conformed
+    description: The web documents Foo's bot answers with, in the items contract.
 """,
     "models/intermediate/foo/int_foo__conversations_conformed.sql": """select
     cast('foo:' || dialogue_id as varchar) as conversation_id,
@@ -165,7 +168,7 @@ where score is not null
     cast('foo:' || dialogue_id as varchar) as conversation_id,
     cast(turn_position as integer) as turn_index,
     cast('author' as varchar) as annotator,
-    cast('foo_act' as varchar) as label_scheme,
+    cast(case speaker when 'user' then 'foo_act' else 'foo_bot_act' end as varchar) as label_scheme,
     cast(act as varchar) as raw_label,
     cast(true as boolean) as is_primary,
     cast(null as varchar) as standalone_query,
@@ -173,6 +176,18 @@ where score is not null
     cast('human' as varchar) as source
 from {{ ref('stg_foo__turns') }}
 where act is not null
+""",
+    "models/intermediate/foo/int_foo__items_conformed.sql": """select
+    cast('foo:doc-' || dialogue_id || '-' || turn_position as varchar) as item_id,
+    cast('foo' as varchar) as corpus,
+    cast('doc-' || dialogue_id || '-' || turn_position as varchar) as source_item_id,
+    cast('web_document' as varchar) as item_kind,
+    cast(turn_text as varchar) as title,
+    cast(null as varchar) as description,
+    cast(null as varchar) as category,
+    cast(null as varchar) as url
+from {{ ref('stg_foo__turns') }}
+where speaker <> 'user'
 """,
     "models/intermediate/foo/int_foo__users_conformed.sql": """select distinct
     cast('foo:' || user_id as varchar) as user_id,
@@ -191,6 +206,10 @@ seeds:
     description: Foo's rating aspect with its scale.
   - name: foo__intent_taxonomy
     description: Foo's dialogue acts mapped to the shared intent families.
+  - name: foo__label_schemes
+    description: Which role's turns each of Foo's label schemes labels.
+  - name: foo__item_kinds
+    description: Foo's item kinds.
 """,
     "seeds/foo/foo__rating_scales.csv": (
         "corpus,aspect,scale_min,scale_max,higher_is_better,level,description\n"
@@ -200,7 +219,18 @@ seeds:
         "label_scheme,raw_label,intent_family,description\n"
         "foo_act,ask_rec,request/recommendation,User asks for a recommendation\n"
         "foo_act,thank,chitchat,User thanks\n"
+        "foo_bot_act,answer,answer,Bot answers\n"
     ),
+    # labels on the bot's turns, and items of a kind no other corpus has: declared here
+    "seeds/foo/foo__label_schemes.csv": (
+        "corpus,label_scheme,labelled_role,description\n"
+        "foo,foo_act,user,The user's dialogue acts\n"
+        "foo,foo_bot_act,system,The bot's dialogue acts\n"
+    ),
+    "seeds/foo/foo__item_kinds.csv": (
+        "corpus,item_kind,description\nfoo,web_document,A web page the bot answers with\n"
+    ),
+    "docs/corpora/foo.md": "# Foo\n\nCorpus id `foo`: a tiny test corpus of movie dialogues.\n",
     "expectations/raw/foo__dialogues.yml": """table: raw.foo__dialogues
 description: Foo dialogues.jsonl, one dialogue per line.
 include: [raw_table]
@@ -250,7 +280,7 @@ FOO_DIALOGUES = [
         "u1",
         "train",
         4,
-        [("user", "Any film like Alien?", "ask_rec"), ("bot", "Aliens.", None)],
+        [("user", "Any film like Alien?", "ask_rec"), ("bot", "Aliens.", "answer")],
     ),
     ("d2", "u2", "train", 2, [("user", "Thanks a lot", "thank"), ("bot", "Bye!", None)]),
     ("d3", "u1", "train", 5, [("user", "Something funny?", "ask_rec")]),
@@ -342,9 +372,19 @@ def test_a_new_corpus_changes_only_its_own_files_the_registry_and_generated_file
         text=True,
     )
     assert check.returncode == 0, check.stderr
-    generated = (foo_project["copy"] / "macros/generated/corpus_registry.sql").read_text("utf-8")
-    assert "'custom', 'foo']" in generated  # registered, conformed turns, ..., in registry order
-    assert "'intent_taxonomy': ['cosrec', 'convsearch', 'recllmsim', 'foo']" in generated
+    copy = foo_project["copy"]
+    generated = (copy / "macros/generated/corpus_registry.sql").read_text("utf-8")
+    # the copy's registry, foo last; each list in registry order, read from the copy's files
+    ids = [c.id for c in load(copy / REGISTRY)]
+    assert ids[-1] == "foo"
+    assert f"{{{{ return({ids!r}) }}}}" in generated
+    for lookup in ("intent_taxonomy", "label_schemes", "item_kinds"):
+        having = [i for i in ids if (copy / "seeds" / i / f"{i}__{lookup}.csv").is_file()]
+        assert "foo" in having and f"'{lookup}': {having!r}," in generated
+    conformed = [
+        i for i in ids if (copy / f"models/intermediate/{i}/int_{i}__items_conformed.sql").is_file()
+    ]
+    assert "foo" in conformed and f"'items': {conformed!r}," in generated
 
 
 @pytest.fixture(scope="module")
@@ -422,17 +462,27 @@ def test_foo_reaches_the_marts(foo_warehouse: Path):
         for i, _, _, score, _ in FOO_DIALOGUES
     ]
     # the family comes from seeds/foo/foo__intent_taxonomy.csv
-    families = {"ask_rec": "request/recommendation", "thank": "chitchat"}
+    families = {"ask_rec": "request/recommendation", "thank": "chitchat", "answer": "answer"}
     intents = _rows(
         foo_warehouse,
-        "select conversation_id, turn_index, raw_label, intent_family from intents "
+        "select conversation_id, turn_index, label_scheme, raw_label, intent_family from intents "
         "where corpus = 'foo' order by 1, 2",
     )
     assert intents == [
-        (f"foo:{i}", k, a, families[a])
+        (f"foo:{i}", k, "foo_act" if s == "user" else "foo_bot_act", a, families[a])
         for i, _, _, _, ts in FOO_DIALOGUES
-        for k, (_, _, a) in enumerate(ts)
+        for k, (s, _, a) in enumerate(ts)
         if a
+    ]
+    # items of foo's own kind (seeds/foo/foo__item_kinds.csv), one per bot turn
+    items = _rows(
+        foo_warehouse, "select item_id, item_kind, title from items where corpus = 'foo' order by 1"
+    )
+    assert items == [
+        (f"foo:doc-{i}-{k}", "web_document", t)
+        for i, _, _, _, ts in FOO_DIALOGUES
+        for k, (s, t, _) in enumerate(ts)
+        if s != "user"
     ]
     users = _rows(foo_warehouse, "select user_id from users where corpus = 'foo' order by 1")
     assert users == [(u,) for u in sorted({f"foo:{user}" for _, user, _, _, _ in FOO_DIALOGUES})]
@@ -457,3 +507,10 @@ def test_foos_own_suites_gated_its_build(foo_warehouse: Path):
     assert ("raw.foo__dialogues", "corpus_matches_table", True) in results
     assert ("raw.foo__dialogues", "source_path_in_upstream_layout", True) in results
     assert all(success for _, _, success in results)
+    # the shared intents rule read foo's label schemes: its labels on the bot's turns passed
+    shared = _rows(
+        foo_warehouse,
+        "select success from main.dq_results "
+        "where suite = 'intents' and expectation = 'labels_on_the_right_role'",
+    )
+    assert shared == [(True,)]
