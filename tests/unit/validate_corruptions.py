@@ -250,13 +250,13 @@ CORRUPTIONS = [
     # rules on some rows, GX built-ins with row conditions (each SQL before, failing on the same)
     (
         "items-recoreact-title-missing",
-        "items",
+        "recoreact__items",
         "update main.items set title = null where corpus = 'recoreact'",
         "recoreact_items_have_titles",
     ),
     (
         "items-recoreact-title-blank",
-        "items",
+        "recoreact__items",
         "update main.items set title = '  ' where corpus = 'recoreact'",
         "recoreact_titles_not_blank",
     ),
