@@ -176,7 +176,6 @@ SHARED_WARNINGS = {
     "conversations:conversations_with_one_role_only",
     "turns:empty_text_turns",
     "turns:repetitive_conversations",
-    "ratings:cosrec_four_or_five_raters",
     "turns:text_turns_have_text",
     "votes:dialogue_a_linked",
     "votes:dialogue_b_linked",

@@ -341,6 +341,15 @@ CORRUPTIONS = [
 # (id, suite, SQL on the copy, warning expectation that must fail)
 WARNING_CORRUPTIONS = [
     (
+        "ratings-cosrec-raters-merged",
+        "cosrec__ratings",
+        (
+            "update main.ratings set conversation_id = (select min(conversation_id) "
+            "from main.ratings where corpus = 'cosrec') where corpus = 'cosrec'"
+        ),
+        "cosrec_four_or_five_raters",
+    ),
+    (
         "serp-ends-before-start",
         "serp_views",
         "update main.serp_views set ended_at = started_at - interval 1 second",
