@@ -47,6 +47,8 @@ SEED_COLUMNS = (
     "description",
 )
 UNKNOWN_CITATION = "unknown"
+#: where a corpus' page is when its entry names no ``doc`` (relative to the project root)
+DOCS_FOLDER = "docs/corpora"
 _ID = re.compile(r"[a-z][a-z0-9_]*")
 
 
@@ -76,6 +78,9 @@ class Corpus:
     domain: str = ""
     citation: str = UNKNOWN_CITATION
     citation_note: str = ""
+    #: the corpus' page in the project (relative to the project root): what it is, where it
+    #: comes from, and its citation as its documentation gives it
+    doc: str = ""
     subsets: tuple[Subset, ...] = ()
     #: where ``csrwh fetch`` gets it (the ``[corpus.upstream]`` table); None: nothing to fetch
     upstream: dict[str, Any] | None = field(default=None, compare=False, hash=False)
@@ -159,6 +164,7 @@ def _parse(path: Path, data: dict[str, Any]) -> tuple[Corpus, ...]:
             domain=domain,
             citation=_text(path, where, entry, "citation", UNKNOWN_CITATION).strip(),
             citation_note=_text(path, where, entry, "citation_note", ""),
+            doc=_text(path, where, entry, "doc", f"{DOCS_FOLDER}/{cid}.md"),
             subsets=tuple(subsets),
             upstream=upstream,
         )

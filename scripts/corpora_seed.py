@@ -17,8 +17,10 @@ dbt cannot read TOML, so this renders two files from the registry and the projec
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,11 +50,14 @@ SHARED_SEEDS = (
     "known_values",
     "questionnaire_options",
     "judgment_kinds",
+    "label_schemes",
+    "item_kinds",
 )
 #: lookups a corpus may also give as its own model ``int_<id>__<lookup>`` (rows its seed cannot
-#: hold, e.g. the scales each custom corpus declares in its corpus.json); the marts read them
-#: beside the shared lookup of the same name
-OWN_LOOKUPS = ("rating_scales", "judgment_kinds")
+#: hold, e.g. the scales and judgment kinds each custom corpus declares in its corpus.json, or
+#: its label schemes 'custom:<name>'); read beside (``label_schemes``: unioned into) the shared
+#: lookup of the same name
+OWN_LOOKUPS = ("rating_scales", "judgment_kinds", "label_schemes")
 
 _CONFORMED = re.compile(r"int_([a-z][a-z0-9_]*?)__([a-z][a-z0-9_]*)_conformed")
 _SEED = re.compile(r"([a-z][a-z0-9_]*?)__([a-z][a-z0-9_]*)")
@@ -178,29 +183,48 @@ def macro_differences(root: Path | None = None) -> list[str]:
     return registry.rendering_differences(root / MACRO_FILE, render_macros(root))
 
 
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` in one step: written beside it, then renamed over it (a
+    reader sees the old file or the new one, never half of one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``scripts/corpora_seed.py [--check]``: rewrite (or check) the seed and the macro file."""
+    """``scripts/corpora_seed.py [--check]``: rewrite (or check) the seed and the macro file.
+    Both are rendered (and so validated) in memory before either is written: a misplaced model
+    or seed is a one-line error that leaves both files as they were."""
     args = list(sys.argv[1:] if argv is None else argv)
     if set(args) - {"--check"}:
         print("usage: scripts/corpora_seed.py [--check]", file=sys.stderr)
         return 2
     try:
-        status = registry.main(["seed", *args])
-        if "--check" in args:
-            diff = macro_differences()
-            for line in diff:
-                print(line, file=sys.stderr)
-            if diff:
-                print("run `python scripts/corpora_seed.py` to rewrite it", file=sys.stderr)
-            return 1 if diff or status else 0
-        path = ROOT / MACRO_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_macros(), encoding="utf-8")
-        print(f"wrote {path}")
+        rendered = {registry.SEED_FILE: registry.render_seed(), ROOT / MACRO_FILE: render_macros()}
     except CsrwhError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 1
-    return status
+    if "--check" in args:
+        diff = [
+            line
+            for path, text in rendered.items()
+            for line in registry.rendering_differences(path, text)
+        ]
+        for line in diff:
+            print(line, file=sys.stderr)
+        if diff:
+            print("run `python scripts/corpora_seed.py` to rewrite it", file=sys.stderr)
+        return 1 if diff else 0
+    for path, text in rendered.items():
+        write_atomically(path, text)
+        print(f"wrote {path}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@
         'known_values': ['crsarena', 'recllmsim'],
         'questionnaire_options': ['recllmsim'],
         'judgment_kinds': ['cosrec', 'convsearch', 'recoreact'],
+        'label_schemes': ['cosrec', 'convsearch', 'recllmsim'],
+        'item_kinds': ['cosrec', 'recoreact'],
     }) }}
 {%- endmacro %}
 
@@ -39,5 +41,6 @@
     {{ return({
         'rating_scales': ['custom'],
         'judgment_kinds': ['custom'],
+        'label_schemes': ['custom'],
     }) }}
 {%- endmacro %}

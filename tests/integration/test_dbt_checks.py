@@ -117,11 +117,6 @@ CORRUPTIONS = [
         "('accepted_values_by_column', 'movielens",
     ),
     (
-        "rules_items",
-        "update main.items set item_kind = 'video' where corpus = 'recoreact'",
-        "('accepted_values_by_column', 'item_kind",
-    ),
-    (
         "rules_relevance_judgments",
         "update main.relevance_judgments set collection = null where "
         + ONE_ROW.format(table="relevance_judgments", where=""),
@@ -160,6 +155,11 @@ CORRUPTIONS = [
         "update main.relevance_judgments set item_id = 'cosrec:B000NOWHERE' where "
         + ONE_ROW.format(table="relevance_judgments", where=""),
         "cosrec:B000NOWHERE",
+    ),
+    (
+        "references_items",
+        "update main.items set item_kind = 'video' where corpus = 'recoreact'",
+        "video",
     ),
     (
         "references_item_interactions",

@@ -1,13 +1,15 @@
-"""Adding a first-class corpus touches only its own files and the registry (issue 12).
+"""Adding a first-class corpus touches only its own files and the registry.
 
-A copy of the project (the files git tracks or would track) gets a tiny new corpus ``foo``:
-its ingest module, staging and intermediate models (the five ``_conformed`` models), its own
-lookup seeds, its raw suite and its ``[[corpus]]`` entry in ``ingest/corpora.toml``. Then
+A copy of the project (the files git tracks or would track) gets a tiny new corpus ``foo``
+(tests/integration/new_corpus_foo.py): its ingest module, staging and intermediate models (the
+``_conformed`` models, items among them), its own lookup seeds (scales, taxonomy, label schemes,
+item kinds), its suites, its page and its ``[[corpus]]`` entry in ``ingest/corpora.toml``. Then
 ``scripts/corpora_seed.py`` renders the generated files, and ``csrwh build`` of the copy
 (its own code: PYTHONPATH) builds a data folder holding only foo. foo's rows must reach
 ``conversations``, ``turns``, ``ratings`` (on the scale of its own seed), ``intents`` (the family
-of its own taxonomy seed) and ``users``; and the copy must differ from the original tree only
-in foo's files, the registry and the generated files (docs/ADDING_A_CORPUS.md, Route 2).
+of its own taxonomy seed, labels on the bot's turns allowed by its label-scheme seed), ``items``
+(of a kind its own seed declares) and ``users``; and the copy must differ from the original tree
+only in foo's files, the registry and the generated files (docs/ADDING_A_CORPUS.md, Route 2).
 """
 
 from __future__ import annotations
@@ -20,241 +22,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from new_corpus_foo import FOO_DIALOGUES, FOO_OWN_FILES, FOO_REGISTRY_ENTRY
 
 from csrwh.config import PROJECT_ROOT
-
-# --------------------------------------------------------------------------- corpus foo
-
-FOO_OWN_FILES = {
-    "ingest/foo.py": '''"""Foo: a tiny test corpus, one JSON dialogue per line (tests/integration/test_new_corpus.py)."""
-
-from ingest.spec import FileSpec, Format, RecordKey
-
-CORPUS = "foo"
-FOLDER = "foo-data"
-
-ABSENT_HINT = "put foo's dialogues.jsonl into <data dir>/foo-data"
-
-FILES = (FileSpec("dialogues.jsonl", "foo__dialogues", Format.JSONL, RecordKey.field("id")),)
-''',
-    "models/staging/foo/_foo__sources.yml": """version: 2
-
-sources:
-  - name: foo
-    schema: raw
-    description: Foo dialogues as landed by ingest/foo.py.
-    tables:
-      - name: dialogues
-        identifier: foo__dialogues
-        description: One row per line of dialogues.jsonl.
-""",
-    "models/staging/foo/_foo__models.yml": """version: 2
-
-models:
-  - name: stg_foo__dialogues
-    description: One row per Foo dialogue.
-    config:
-      meta:
-        json_paths_read: ['$.id', '$.user', '$.split', '$.score', '$.turns']
-  - name: stg_foo__turns
-    description: One row per Foo turn.
-    config:
-      meta:
-        json_paths_read: ['$.turns[].speaker', '$.turns[].text', '$.turns[].act']
-""",
-    "models/staging/foo/stg_foo__dialogues.sql": """with
-
-source as (
-    select * from {{ source('foo', 'dialogues') }}
-),
-
-renamed as (
-    select
-        payload ->> '$.id' as dialogue_id,
-        payload ->> '$.user' as user_id,
-        payload ->> '$.split' as split,
-        source_path,
-        record_index,
-        cast(payload ->> '$.score' as double) as score
-    from source
-)
-
-select * from renamed
-""",
-    "models/staging/foo/stg_foo__turns.sql": """with
-
-source as (
-    select * from {{ source('foo', 'dialogues') }}
-),
-
-renamed as (
-    select
-        source.payload ->> '$.id' as dialogue_id,
-        turns.turn ->> '$.speaker' as speaker,
-        turns.turn ->> '$.text' as turn_text,
-        turns.turn ->> '$.act' as act,
-        cast(turns.turn_position - 1 as integer) as turn_position
-    from source
-    cross join
-        unnest(cast(source.payload -> '$.turns' as json [])) with ordinality
-            as turns (turn, turn_position)
-)
-
-select * from renamed
-""",
-    "models/intermediate/foo/_foo__models.yml": """version: 2
-
-models:
-  - name: int_foo__conversations_conformed
-    description: Foo dialogues in the conversations contract.
-  - name: int_foo__turns_conformed
-    description: Foo turns in the turns contract.
-  - name: int_foo__ratings_conformed
-    description: Foo dialogue scores in the ratings contract.
-  - name: int_foo__intents_conformed
-    description: Foo dialogue acts in the intents contract.
-  - name: int_foo__users_conformed
-    description: Foo users in the users contract.
-""",
-    "models/intermediate/foo/int_foo__conversations_conformed.sql": """select
-    cast('foo:' || dialogue_id as varchar) as conversation_id,
-    cast('foo' as varchar) as corpus,
-    cast(split as varchar) as subset,
-    cast(dialogue_id as varchar) as source_conversation_id,
-    cast('movies' as varchar) as domain_or_task,
-    cast('en' as varchar) as language,
-    cast('foo:' || user_id as varchar) as user_id,
-    cast(null as varchar) as system_id,
-    cast(null as timestamp) as started_at,
-    cast(null as timestamp) as ended_at,
-    cast(null as varchar) as user_sentiment,
-    cast(null as double) as user_satisfaction,
-    cast(null as varchar) as task_description,
-    cast(null as varchar) as task_type,
-    cast(null as varchar) as profile,
-    cast(source_path as varchar) as source_path,
-    cast(record_index as bigint) as source_record_index,
-    cast(null as varchar) as source_attributes
-from {{ ref('stg_foo__dialogues') }}
-""",
-    "models/intermediate/foo/int_foo__turns_conformed.sql": """select
-    cast('foo:' || dialogue_id as varchar) as conversation_id,
-    cast(turn_position as integer) as turn_index,
-    cast(case speaker when 'user' then 'user' else 'system' end as varchar) as role,
-    cast(turn_text as varchar) as text,
-    cast(null as varchar) as text_translation,
-    cast(null as timestamp) as created_at,
-    cast(false as boolean) as is_image,
-    cast(turn_position as varchar) as source_turn_id
-from {{ ref('stg_foo__turns') }}
-""",
-    "models/intermediate/foo/int_foo__ratings_conformed.sql": """select
-    cast('foo:' || dialogue_id as varchar) as conversation_id,
-    cast(null as integer) as turn_index,
-    cast(null as varchar) as item_id,
-    cast('user' as varchar) as rater_kind,
-    cast('foo:' || user_id as varchar) as rater_id,
-    cast('score' as varchar) as aspect,
-    cast(score as double) as value,
-    cast(null as varchar) as raw_value,
-    cast(null as varchar) as comment
-from {{ ref('stg_foo__dialogues') }}
-where score is not null
-""",
-    "models/intermediate/foo/int_foo__intents_conformed.sql": """select
-    cast('foo:' || dialogue_id as varchar) as conversation_id,
-    cast(turn_position as integer) as turn_index,
-    cast('author' as varchar) as annotator,
-    cast('foo_act' as varchar) as label_scheme,
-    cast(act as varchar) as raw_label,
-    cast(true as boolean) as is_primary,
-    cast(null as varchar) as standalone_query,
-    cast(null as varchar) as intent_id,
-    cast('human' as varchar) as source
-from {{ ref('stg_foo__turns') }}
-where act is not null
-""",
-    "models/intermediate/foo/int_foo__users_conformed.sql": """select distinct
-    cast('foo:' || user_id as varchar) as user_id,
-    cast('foo' as varchar) as corpus,
-    cast(user_id as varchar) as source_user_id,
-    cast(null as varchar) as subset,
-    cast(null as varchar) as profile_text,
-    cast(null as varchar) as keywords,
-    cast(null as varchar) as attributes
-from {{ ref('stg_foo__dialogues') }}
-""",
-    "seeds/foo/_foo__seeds.yml": """version: 2
-
-seeds:
-  - name: foo__rating_scales
-    description: Foo's rating aspect with its scale.
-  - name: foo__intent_taxonomy
-    description: Foo's dialogue acts mapped to the shared intent families.
-""",
-    "seeds/foo/foo__rating_scales.csv": (
-        "corpus,aspect,scale_min,scale_max,higher_is_better,level,description\n"
-        "foo,score,1,5,true,conversation,User's score of the dialogue\n"
-    ),
-    "seeds/foo/foo__intent_taxonomy.csv": (
-        "label_scheme,raw_label,intent_family,description\n"
-        "foo_act,ask_rec,request/recommendation,User asks for a recommendation\n"
-        "foo_act,thank,chitchat,User thanks\n"
-    ),
-    "expectations/raw/foo__dialogues.yml": """table: raw.foo__dialogues
-description: Foo dialogues.jsonl, one dialogue per line.
-include: [raw_table]
-vars:
-  corpus: foo
-  source_path_regex: 'dialogues\\.jsonl'
-expectations: []
-""",
-    "expectations/marts/foo__conversations.yml": """table: main.conversations
-description: Foo's conversations against raw.foo__dialogues, one turn per element of turns.
-include: [conversations_match_raw]
-vars:
-  corpus: foo
-  raw_conversations: |-
-    select 'foo:' || record_key as conversation_id,
-        json_array_length(payload, 'turns') as raw_turns
-    from raw.foo__dialogues
-""",
-}
-
-FOO_REGISTRY_ENTRY = """
-[[corpus]]
-id = "foo"
-folder = "foo-data"
-title = "Foo"
-aliases = ["foo-ds"]
-homepage = "https://example.org/foo"
-licence = "CC0-1.0"
-languages = ["en"]
-domain = "movies"
-citation = "unknown"
-citation_note = "a test corpus"
-
-[[corpus.subset]]
-name = "train"
-description = "Foo's dialogues"
-
-[corpus.upstream]
-kind = "manual_zip"
-members = ["dialogues.jsonl"]
-"""
-
-# the data: (id, user, split, score, [(speaker, text, act)])
-FOO_DIALOGUES = [
-    (
-        "d1",
-        "u1",
-        "train",
-        4,
-        [("user", "Any film like Alien?", "ask_rec"), ("bot", "Aliens.", None)],
-    ),
-    ("d2", "u2", "train", 2, [("user", "Thanks a lot", "thank"), ("bot", "Bye!", None)]),
-    ("d3", "u1", "train", 5, [("user", "Something funny?", "ask_rec")]),
-]
+from ingest.registry import load
 
 GENERATED = {"seeds/corpora.csv", "macros/generated/corpus_registry.sql"}
 REGISTRY = "ingest/corpora.toml"
@@ -342,9 +113,19 @@ def test_a_new_corpus_changes_only_its_own_files_the_registry_and_generated_file
         text=True,
     )
     assert check.returncode == 0, check.stderr
-    generated = (foo_project["copy"] / "macros/generated/corpus_registry.sql").read_text("utf-8")
-    assert "'custom', 'foo']" in generated  # registered, conformed turns, ..., in registry order
-    assert "'intent_taxonomy': ['cosrec', 'convsearch', 'recllmsim', 'foo']" in generated
+    copy = foo_project["copy"]
+    generated = (copy / "macros/generated/corpus_registry.sql").read_text("utf-8")
+    # the copy's registry, foo last; each list in registry order, read from the copy's files
+    ids = [c.id for c in load(copy / REGISTRY)]
+    assert ids[-1] == "foo"
+    assert f"{{{{ return({ids!r}) }}}}" in generated
+    for lookup in ("intent_taxonomy", "label_schemes", "item_kinds"):
+        having = [i for i in ids if (copy / "seeds" / i / f"{i}__{lookup}.csv").is_file()]
+        assert "foo" in having and f"'{lookup}': {having!r}," in generated
+    conformed = [
+        i for i in ids if (copy / f"models/intermediate/{i}/int_{i}__items_conformed.sql").is_file()
+    ]
+    assert "foo" in conformed and f"'items': {conformed!r}," in generated
 
 
 @pytest.fixture(scope="module")
@@ -422,17 +203,27 @@ def test_foo_reaches_the_marts(foo_warehouse: Path):
         for i, _, _, score, _ in FOO_DIALOGUES
     ]
     # the family comes from seeds/foo/foo__intent_taxonomy.csv
-    families = {"ask_rec": "request/recommendation", "thank": "chitchat"}
+    families = {"ask_rec": "request/recommendation", "thank": "chitchat", "answer": "answer"}
     intents = _rows(
         foo_warehouse,
-        "select conversation_id, turn_index, raw_label, intent_family from intents "
+        "select conversation_id, turn_index, label_scheme, raw_label, intent_family from intents "
         "where corpus = 'foo' order by 1, 2",
     )
     assert intents == [
-        (f"foo:{i}", k, a, families[a])
+        (f"foo:{i}", k, "foo_act" if s == "user" else "foo_bot_act", a, families[a])
         for i, _, _, _, ts in FOO_DIALOGUES
-        for k, (_, _, a) in enumerate(ts)
+        for k, (s, _, a) in enumerate(ts)
         if a
+    ]
+    # items of foo's own kind (seeds/foo/foo__item_kinds.csv), one per bot turn
+    items = _rows(
+        foo_warehouse, "select item_id, item_kind, title from items where corpus = 'foo' order by 1"
+    )
+    assert items == [
+        (f"foo:doc-{i}-{k}", "web_document", t)
+        for i, _, _, _, ts in FOO_DIALOGUES
+        for k, (s, t, _) in enumerate(ts)
+        if s != "user"
     ]
     users = _rows(foo_warehouse, "select user_id from users where corpus = 'foo' order by 1")
     assert users == [(u,) for u in sorted({f"foo:{user}" for _, user, _, _, _ in FOO_DIALOGUES})]
@@ -457,3 +248,10 @@ def test_foos_own_suites_gated_its_build(foo_warehouse: Path):
     assert ("raw.foo__dialogues", "corpus_matches_table", True) in results
     assert ("raw.foo__dialogues", "source_path_in_upstream_layout", True) in results
     assert all(success for _, _, success in results)
+    # the shared intents rule read foo's label schemes: its labels on the bot's turns passed
+    shared = _rows(
+        foo_warehouse,
+        "select success from main.dq_results "
+        "where suite = 'intents' and expectation = 'labels_on_the_right_role'",
+    )
+    assert shared == [(True,)]

@@ -7,22 +7,16 @@ import csv
 import importlib
 import importlib.util
 import io
-import os
 import re
 from pathlib import Path
 
 import pytest
-from shared_corpora import SHARED_CORPORA
 
 from csrwh.cli import _corpus_ids
 from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
 from csrwh.fetch import corpus_names, load_sources, resolve_corpora
 from ingest import registry
-
-# the datasets' documentation beside the real corpora: ../shared/docs/datasets
-DATASET_DOCS = SHARED_CORPORA.parent / "docs" / "datasets"
-
 
 # --------------------------------------------------------------------------- the seed
 
@@ -106,13 +100,17 @@ def test_shared_core_marts_name_no_corpus():
 
 
 def test_own_lookup_models_are_listed_for_their_corpus():
-    """An own lookup model (int_<id>__rating_scales) on disk is what corpus_models_by_lookup lists."""
+    """An own lookup model (int_<id>__<lookup> of OWN_LOOKUPS) on disk is what
+    corpus_models_by_lookup lists."""
     seed = _corpora_seed()
-    on_disk = sorted(
-        p.parent.name
-        for p in (PROJECT_ROOT / "models" / "intermediate").glob("*/int_*__rating_scales.*")
-    )
-    assert seed.corpus_lookup_models() == {"rating_scales": on_disk} and "custom" in on_disk
+    on_disk = {
+        lookup: sorted(
+            p.parent.name
+            for p in (PROJECT_ROOT / "models" / "intermediate").glob(f"*/int_*__{lookup}.*")
+        )
+        for lookup in seed.OWN_LOOKUPS
+    }
+    assert seed.corpus_lookup_models() == on_disk and "custom" in on_disk["rating_scales"]
 
 
 def _mini_project(root: Path) -> Path:
@@ -200,21 +198,39 @@ def test_misplaced_model_or_seed_is_a_one_line_error_naming_the_file(tmp_path, r
 # --------------------------------------------------------------------------- citations
 
 
-@pytest.mark.parametrize("corpus", [c for c in registry.declarations() if not c.optional])
+@pytest.mark.parametrize("corpus", registry.declarations(), ids=registry.names())
+def test_every_corpus_has_its_page_in_the_project(corpus):
+    """The registry points every corpus to its page in the project (docs/corpora/<id>.md unless
+    its entry names another), and the page names the corpus."""
+    doc = PROJECT_ROOT / corpus.doc
+    assert doc.is_file(), f"{corpus.id}: {corpus.doc} not found"
+    assert doc.resolve().is_relative_to(PROJECT_ROOT / "docs")
+    text = doc.read_text(encoding="utf-8")
+    assert text.startswith("# ") and f"`{corpus.id}`" in text
+
+
+@pytest.mark.parametrize("corpus", registry.declarations(), ids=registry.names())
 def test_citation_is_the_documented_one_or_says_unknown(corpus):
-    """A citation is copied from the dataset's documentation, never invented."""
-    doc = DATASET_DOCS / f"{corpus.folder}.md"
-    if not doc.is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"{doc} not found (CI is set, so this is an error)")
-        pytest.skip(f"{doc} not available")
+    """A citation is the one the corpus' page gives (copied from the dataset's documentation),
+    never invented; an unknown one is explained, and the page has no BibTeX entry either."""
+    text = (PROJECT_ROOT / corpus.doc).read_text(encoding="utf-8")
     squash = lambda text: re.sub(r"\s+", " ", text).strip()
     if corpus.citation_known:
         assert corpus.citation.startswith("@")
-        assert squash(corpus.citation) in squash(doc.read_text(encoding="utf-8"))
+        assert squash(corpus.citation) in squash(text)
     else:
-        assert corpus.citation_note  # and the documentation has no BibTeX entry to copy
-        assert re.search(r"@\w+\{", doc.read_text(encoding="utf-8")) is None
+        assert corpus.citation_note
+        assert re.search(r"@\w+\{", text) is None
+
+
+def test_a_corpus_entry_may_name_its_page(tmp_path):
+    declared = tmp_path / "corpora.toml"
+    declared.write_text(
+        '[[corpus]]\nid = "alpha"\n\n[[corpus]]\nid = "beta"\ndoc = "docs/beta/README.md"\n',
+        encoding="utf-8",
+    )
+    alpha, beta = registry.load(declared)
+    assert (alpha.doc, beta.doc) == ("docs/corpora/alpha.md", "docs/beta/README.md")
 
 
 # --------------------------------------------------------------------------- derivations

@@ -11,6 +11,8 @@ import pytest
 
 from csrwh.errors import CsrwhError
 from csrwh.sample import CORPORA, MARKER, generate
+from ingest import registry
+from ingest.spec import Format
 
 COSREC_FILES = [
     "dataset/raw/conversations.jsonl",
@@ -50,21 +52,36 @@ def jsonl(path: Path) -> list:
     return [json.loads(line) for line in lines]
 
 
+def _lines(text: str) -> int:
+    return len(text.splitlines())
+
+
+def _csv_rows(text: str) -> int:
+    return len(list(csv.reader(io.StringIO(text)))) - 1  # the header row is no record
+
+
+#: records in a file of each format, counted the way ingest reads the format
+RECORDS_IN = {
+    Format.JSONL: _lines,
+    Format.QRELS: _lines,
+    Format.CSV: _csv_rows,
+    Format.JSON_ARRAY: lambda text: len(json.loads(text)),
+    Format.JSON_FILE: lambda text: 1,
+}
+
+
 def n_records(root: Path) -> dict[str, int]:
-    """Records per corpus, counted the way ingest counts them."""
+    """Records per corpus folder: each file counted by the format its corpus' file spec
+    (ingest/<id>.py, through the registry) declares for it."""
     counts = {c: 0 for c in CORPORA}
     for p in root.rglob("*"):
         if not p.is_file() or p.name.startswith("."):
             continue
-        corpus = p.relative_to(root).parts[0]
-        if p.suffix in (".jsonl", ".qrels"):
-            counts[corpus] += len(p.read_text(encoding="utf-8").splitlines())
-        elif p.suffix == ".csv":
-            counts[corpus] += len(list(csv.reader(io.StringIO(p.read_text(encoding="utf-8"))))) - 1
-        elif corpus == "recllmsim":
-            counts[corpus] += 1
-        else:
-            counts[corpus] += len(json.loads(p.read_text(encoding="utf-8")))
+        folder, *rest = p.relative_to(root).parts
+        spec = registry.get(folder).spec_for("/".join(rest))
+        assert spec is not None, f"{p}: the sample wrote a file its corpus does not declare"
+        assert spec.format in RECORDS_IN, f"{p}: no record count for format {spec.format}"
+        counts[folder] += RECORDS_IN[spec.format](p.read_text(encoding="utf-8"))
     return counts
 
 

@@ -227,6 +227,14 @@ CORRUPTIONS = [
         "labels_on_the_right_role",
     ),
     (
+        # the roles come from the corpora's declarations (the label_schemes lookup): agent
+        # actions lose theirs, so their labels on system turns are on the wrong role
+        "intents-scheme-role-undeclared",
+        "intents",
+        "delete from seeds.label_schemes where label_scheme = 'convsearch_agent_action'",
+        "labels_on_the_right_role",
+    ),
+    (
         "intent-consensus-counts",
         "intent_consensus",
         "update main.intent_consensus set n_agreeing = n_annotators + 1",
@@ -254,13 +262,13 @@ CORRUPTIONS = [
     # rules on some rows, GX built-ins with row conditions (each SQL before, failing on the same)
     (
         "items-recoreact-title-missing",
-        "items",
+        "recoreact__items",
         "update main.items set title = null where corpus = 'recoreact'",
         "recoreact_items_have_titles",
     ),
     (
         "items-recoreact-title-blank",
-        "items",
+        "recoreact__items",
         "update main.items set title = '  ' where corpus = 'recoreact'",
         "recoreact_titles_not_blank",
     ),
@@ -344,6 +352,15 @@ CORRUPTIONS = [
 # Corruptions that must only warn (an upstream fact worth seeing, never a blocked build):
 # (id, suite, SQL on the copy, warning expectation that must fail)
 WARNING_CORRUPTIONS = [
+    (
+        "ratings-cosrec-raters-merged",
+        "cosrec__ratings",
+        (
+            "update main.ratings set conversation_id = (select min(conversation_id) "
+            "from main.ratings where corpus = 'cosrec') where corpus = 'cosrec'"
+        ),
+        "cosrec_four_or_five_raters",
+    ),
     (
         "serp-ends-before-start",
         "serp_views",

@@ -24,10 +24,10 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
+from csrwh.reading.figures import published as _published
 from csrwh.reading.figures._metric import Metric
 from csrwh.reading.figures.published import (
     COLUMNS,
-    CORPORA,
     PUBLISHED_DIR,
     load_published,
     published_texts,
@@ -67,6 +67,12 @@ COMPARISON_COLUMNS = [
 ]
 
 
+def __getattr__(name: str) -> Any:  # CORPORA: the registry's, looked up on use
+    if name == "CORPORA":
+        return _published.corpora()
+    raise AttributeError(name)
+
+
 def corpus_module(corpus: str) -> ModuleType:
     return importlib.import_module(f"csrwh.reading.figures.{corpus}")
 
@@ -74,7 +80,7 @@ def corpus_module(corpus: str) -> ModuleType:
 def metrics() -> dict[str, Metric]:
     """Every metric by name (a name is defined once across the corpus modules)."""
     out: dict[str, Metric] = dict(importlib.import_module("csrwh.reading.figures.common").METRICS)
-    for corpus in CORPORA:
+    for corpus in _published.corpora():
         for name, metric in corpus_module(corpus).METRICS.items():
             if name in out:
                 raise ValueError(

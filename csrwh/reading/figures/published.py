@@ -10,9 +10,9 @@ import csv
 from pathlib import Path
 
 from csrwh.config import PROJECT_ROOT
+from ingest import registry
 
 PUBLISHED_DIR = PROJECT_ROOT / "notebooks" / "published_figures"
-CORPORA: tuple[str, ...] = ("cosrec", "crsarena", "convsearch", "recllmsim", "recoreact")
 COLUMNS = [
     "figure_id",
     "corpus",
@@ -31,15 +31,26 @@ COLUMNS = [
 ]
 
 
+def corpora(folder: Path | None = None) -> tuple[str, ...]:
+    """The corpora with published figures: the registry's corpora, in its order, that have a
+    ``<corpus>.csv`` in ``folder`` (:data:`PUBLISHED_DIR`)."""
+    folder = PUBLISHED_DIR if folder is None else folder
+    return tuple(c for c in registry.names() if (folder / f"{c}.csv").is_file())
+
+
+def __getattr__(name: str) -> tuple[str, ...]:  # CORPORA: looked up on use, not at import
+    if name == "CORPORA":
+        return corpora()
+    raise AttributeError(name)
+
+
 def load_published(folder: Path | None = None) -> list[dict[str, str]]:
     """Every published figure, corpus by corpus in display order, rows in file order
     (``folder``: :data:`PUBLISHED_DIR`)."""
     folder = PUBLISHED_DIR if folder is None else folder
     rows: list[dict[str, str]] = []
-    for corpus in CORPORA:
+    for corpus in corpora(folder):
         path = folder / f"{corpus}.csv"
-        if not path.exists():
-            continue
         with open(path, encoding="utf-8", newline="") as fh:
             reader = csv.DictReader(fh)
             if reader.fieldnames != COLUMNS:
