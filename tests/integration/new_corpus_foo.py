@@ -1,21 +1,46 @@
 """Corpus foo of tests/integration/test_new_corpus.py: its own files (ingest module, models,
-seeds, suites, page), its registry entry and its data."""
+seeds, suites, page), its registry entry and its data -- a conversational search corpus in
+formats of its own: dialogues in a gzip-compressed JSONL file, web documents in a TSV file with
+a header, graded judgments (-2..4) in a TSV file without one."""
 
 from __future__ import annotations
 
 # --------------------------------------------------------------------------- corpus foo
 
 FOO_OWN_FILES = {
-    "ingest/foo.py": '''"""Foo: a tiny test corpus, one JSON dialogue per line (tests/integration/test_new_corpus.py)."""
+    "ingest/foo.py": '''"""Foo: a tiny test corpus (tests/integration/test_new_corpus.py): one JSON dialogue
+per line of a gzip file, documents and graded judgments in tab-separated files."""
 
-from ingest.spec import FileSpec, Format, RecordKey
+from ingest.spec import Delimited, FileSpec, Format, RecordKey
 
 CORPUS = "foo"
 FOLDER = "foo-data"
 
-ABSENT_HINT = "put foo's dialogues.jsonl into <data dir>/foo-data"
+ABSENT_HINT = "put foo's dialogues.jsonl.gz, documents.tsv and judgments.tsv into <data dir>/foo-data"
 
-FILES = (FileSpec("dialogues.jsonl", "foo__dialogues", Format.JSONL, RecordKey.field("id")),)
+FILES = (
+    FileSpec(
+        "dialogues.jsonl.gz",
+        "foo__dialogues",
+        Format.JSONL,
+        RecordKey.field("id"),
+        compression="gzip",
+    ),
+    FileSpec(
+        "documents.tsv",
+        "foo__documents",
+        Format.CSV,
+        RecordKey.field("doc_id"),
+        delimited=Delimited("\\t"),
+    ),
+    FileSpec(
+        "judgments.tsv",
+        "foo__judgments",
+        Format.CSV,
+        RecordKey.field("topic"),
+        delimited=Delimited("\\t", header=False, columns=("topic", "doc", "grade")),
+    ),
+)
 ''',
     "models/staging/foo/_foo__sources.yml": """version: 2
 
@@ -26,7 +51,13 @@ sources:
     tables:
       - name: dialogues
         identifier: foo__dialogues
-        description: One row per line of dialogues.jsonl.
+        description: One row per line of dialogues.jsonl.gz.
+      - name: documents
+        identifier: foo__documents
+        description: One row per line of documents.tsv (doc_id, title, url).
+      - name: judgments
+        identifier: foo__judgments
+        description: One row per line of judgments.tsv (topic, doc, grade).
 """,
     "models/staging/foo/_foo__models.yml": """version: 2
 
@@ -41,6 +72,48 @@ models:
     config:
       meta:
         json_paths_read: ['$.turns[].speaker', '$.turns[].text', '$.turns[].act']
+  - name: stg_foo__documents
+    description: One row per Foo document.
+    config:
+      meta:
+        json_paths_read: ['$.doc_id', '$.title', '$.url']
+  - name: stg_foo__judgments
+    description: One row per Foo judgment.
+    config:
+      meta:
+        json_paths_read: ['$.topic', '$.doc', '$.grade']
+""",
+    "models/staging/foo/stg_foo__documents.sql": """with
+
+source as (
+    select * from {{ source('foo', 'documents') }}
+),
+
+renamed as (
+    select
+        payload ->> '$.doc_id' as doc_id,
+        payload ->> '$.title' as title,
+        payload ->> '$.url' as url
+    from source
+)
+
+select * from renamed
+""",
+    "models/staging/foo/stg_foo__judgments.sql": """with
+
+source as (
+    select * from {{ source('foo', 'judgments') }}
+),
+
+renamed as (
+    select
+        payload ->> '$.topic' as topic_id,
+        payload ->> '$.doc' as doc_id,
+        cast(payload ->> '$.grade' as integer) as grade
+    from source
+)
+
+select * from renamed
 """,
     "models/staging/foo/stg_foo__dialogues.sql": """with
 
@@ -97,6 +170,8 @@ models:
     description: Foo users in the users contract.
   - name: int_foo__items_conformed
     description: The web documents Foo's bot answers with, in the items contract.
+  - name: int_foo__relevance_judgments_conformed
+    description: Foo's graded judgments of documents for its dialogues, in the judgments contract.
 """,
     "models/intermediate/foo/int_foo__conversations_conformed.sql": """select
     cast('foo:' || dialogue_id as varchar) as conversation_id,
@@ -157,16 +232,49 @@ from {{ ref('stg_foo__turns') }}
 where act is not null
 """,
     "models/intermediate/foo/int_foo__items_conformed.sql": """select
-    cast('foo:doc-' || dialogue_id || '-' || turn_position as varchar) as item_id,
+    cast('foo:' || doc_id as varchar) as item_id,
     cast('foo' as varchar) as corpus,
-    cast('doc-' || dialogue_id || '-' || turn_position as varchar) as source_item_id,
+    cast(doc_id as varchar) as source_item_id,
     cast('web_document' as varchar) as item_kind,
-    cast(turn_text as varchar) as title,
+    cast(title as varchar) as title,
     cast(null as varchar) as description,
     cast(null as varchar) as category,
-    cast(null as varchar) as url
-from {{ ref('stg_foo__turns') }}
-where speaker <> 'user'
+    cast(url as varchar) as url
+from {{ ref('stg_foo__documents') }}
+""",
+    "models/intermediate/foo/int_foo__relevance_judgments_conformed.sql": """with
+
+judgments as (
+    select * from {{ ref('stg_foo__judgments') }}
+),
+
+documents as (
+    select * from {{ ref('stg_foo__documents') }}
+),
+
+dialogues as (
+    select * from {{ ref('stg_foo__dialogues') }}
+)
+
+select
+    cast('foo:' || judgments.topic_id || ' ' || judgments.doc_id as varchar) as judgment_id,
+    cast('foo' as varchar) as collection,
+    cast('foo' as varchar) as corpus,
+    cast(judgments.topic_id as varchar) as topic_id,
+    cast(judgments.doc_id as varchar) as doc_id,
+    cast(case when documents.doc_id is not null then 'foo:' || documents.doc_id end as varchar)
+        as item_id,
+    cast(case when dialogues.dialogue_id is not null then 'foo:' || dialogues.dialogue_id end
+        as varchar) as conversation_id,
+    cast(case when dialogues.dialogue_id is not null then 0 end as integer) as turn_index,
+    cast(null as varchar) as intent_id,
+    cast(null as integer) as user_index,
+    cast(null as varchar) as user_id,
+    cast(judgments.grade as integer) as grade,
+    cast('graded' as varchar) as judgment_kind
+from judgments
+left join documents on judgments.doc_id = documents.doc_id
+left join dialogues on judgments.topic_id = dialogues.dialogue_id
 """,
     "models/intermediate/foo/int_foo__users_conformed.sql": """select distinct
     cast('foo:' || user_id as varchar) as user_id,
@@ -189,6 +297,8 @@ seeds:
     description: Which role's turns each of Foo's label schemes labels.
   - name: foo__item_kinds
     description: Foo's item kinds.
+  - name: foo__judgment_kinds
+    description: Foo's judgment kind and its grade scale.
 """,
     "seeds/foo/foo__rating_scales.csv": (
         "corpus,aspect,scale_min,scale_max,higher_is_better,level,description\n"
@@ -209,13 +319,33 @@ seeds:
     "seeds/foo/foo__item_kinds.csv": (
         "corpus,item_kind,description\nfoo,web_document,A web page the bot answers with\n"
     ),
+    "seeds/foo/foo__judgment_kinds.csv": (
+        "corpus,judgment_kind,grade_min,grade_max,is_implicit,description\n"
+        "foo,graded,-2,4,false,Assessors' grade of a document for a dialogue: -2 spam .. 4 perfect\n"
+    ),
     "docs/corpora/foo.md": "# Foo\n\nCorpus id `foo`: a tiny test corpus of movie dialogues.\n",
     "expectations/raw/foo__dialogues.yml": """table: raw.foo__dialogues
-description: Foo dialogues.jsonl, one dialogue per line.
+description: Foo dialogues.jsonl.gz, one dialogue per line.
 include: [raw_table]
 vars:
   corpus: foo
-  source_path_regex: 'dialogues\\.jsonl'
+  source_path_regex: 'dialogues\\.jsonl\\.gz'
+expectations: []
+""",
+    "expectations/raw/foo__documents.yml": """table: raw.foo__documents
+description: Foo documents.tsv, one document per line.
+include: [raw_table]
+vars:
+  corpus: foo
+  source_path_regex: 'documents\\.tsv'
+expectations: []
+""",
+    "expectations/raw/foo__judgments.yml": """table: raw.foo__judgments
+description: Foo judgments.tsv, one graded judgment per line.
+include: [raw_table]
+vars:
+  corpus: foo
+  source_path_regex: 'judgments\\.tsv'
 expectations: []
 """,
     "expectations/marts/foo__conversations.yml": """table: main.conversations
@@ -249,7 +379,7 @@ description = "Foo's dialogues"
 
 [corpus.upstream]
 kind = "manual_zip"
-members = ["dialogues.jsonl"]
+members = ["dialogues.jsonl.gz", "documents.tsv", "judgments.tsv"]
 """
 
 # the data: (id, user, split, score, [(speaker, text, act)])
@@ -263,4 +393,22 @@ FOO_DIALOGUES = [
     ),
     ("d2", "u2", "train", 2, [("user", "Thanks a lot", "thank"), ("bot", "Bye!", None)]),
     ("d3", "u1", "train", 5, [("user", "Something funny?", "ask_rec")]),
+]
+
+# documents.tsv (header doc_id, title, url) and judgments.tsv (no header: topic, doc, grade);
+# the title of w3 holds a quoted tab (RFC 4180 quoting), topic q9 is no dialogue's id
+FOO_DOCUMENTS = [
+    ("w1", "Alien (1979) review", "https://example.org/alien"),
+    ("w2", "Aliens sequel guide", "https://example.org/aliens"),
+    ("w3", "Comedy\tclassics", "https://example.org/comedy"),
+    ("w4", "Spam page", "https://example.org/spam"),
+]
+FOO_JUDGMENTS = [
+    ("d1", "w1", 3),
+    ("d1", "w2", 4),
+    ("d1", "w4", -2),
+    ("d3", "w3", 2),
+    ("d3", "w4", -1),
+    ("d3", "w9", 0),
+    ("q9", "w1", 1),
 ]
