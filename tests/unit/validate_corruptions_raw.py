@@ -145,6 +145,25 @@ RAW_CORRUPTIONS = [
         "grade_in_0_1_2",
     ),
     (
+        "custom-qrels-grade-not-integer",
+        "raw.custom__qrels",
+        (
+            "update raw.custom__qrels set payload = json_object('topic_id', payload->>'topic_id', "
+            "'iteration', '0', 'doc_id', payload->>'doc_id', 'grade', 'high') "
+            "where line_number = 1"
+        ),
+        "qrels_fields_present",
+    ),
+    (
+        "custom-qrels-repeated-pair",
+        "raw.custom__qrels",
+        (
+            "insert into raw.custom__qrels select * replace (record_index + 100000 as record_index, "
+            "line_number + 100000 as line_number) from raw.custom__qrels where line_number = 1"
+        ),
+        "one_grade_per_topic_and_document",
+    ),
+    (
         "crsarena-unknown-sentiment",
         "raw.crsarena__dialogues",
         "update raw.crsarena__dialogues set payload = replace(payload::varchar, 'frustrated', 'happy')::json",
