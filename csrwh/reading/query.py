@@ -16,6 +16,7 @@ import csv as csv_module
 import io
 import json
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -120,12 +121,55 @@ def _warehouse_files(warehouse: Path, target: Path) -> bool:
     return target.is_relative_to(build)
 
 
+def _files_under(folder: Path) -> list[Path]:
+    """Every file under ``folder`` (symbolic links not followed into folders)."""
+    found: list[Path] = []
+    for root, _, names in os.walk(folder):
+        found += [Path(root) / name for name in names]
+    return found
+
+
+def protected_file(target: Path, warehouse: Path, data_dir: Path | None) -> Path | None:
+    """The file of the warehouse (:func:`_warehouse_files`) or of the data folder that
+    ``target`` is by device and inode -- a hard link to it, or a link to a link -- else None.
+    Only an existing regular file can be one; a missing ``target`` is None."""
+    try:
+        st = target.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    key = (st.st_dev, st.st_ino)
+    warehouse = warehouse.resolve()
+    candidates = (
+        [p for p in warehouse.parent.iterdir() if _warehouse_files(warehouse, p)]
+        if warehouse.parent.is_dir()
+        else []
+    )
+    candidates += (
+        _files_under(build)
+        if (build := warehouse.with_name(warehouse.name + ".build")).is_dir()
+        else []
+    )
+    if data_dir is not None and data_dir.is_dir():
+        candidates += _files_under(data_dir)
+    for candidate in candidates:
+        try:
+            cst = candidate.stat()
+        except OSError:
+            continue
+        if (cst.st_dev, cst.st_ino) == key:
+            return candidate
+    return None
+
+
 def check_output_file(
     path: Path, option: str, warehouse: Path, data_dir: Path | None = None
 ) -> Path:
     """Refuse, in one line, an output file that would destroy data: the warehouse or a file
     kept beside it (:func:`_warehouse_files`), any DuckDB database, a file in the data
-    folder, a directory, or a path under a file. Returns the path as given."""
+    folder, the same file as one of those by device and inode (a hard link,
+    :func:`protected_file`), a directory, or a path under a file. Returns the path as given."""
     target = Path(os.path.abspath(path.expanduser()))
     resolved = target.resolve()  # through symbolic links: a link to the warehouse is the warehouse
     warehouse = warehouse.resolve()
@@ -146,6 +190,14 @@ def check_output_file(
                 hint=hint,
                 exit_code=2,
             )
+    same = protected_file(resolved, warehouse, data_dir)
+    if same is not None:
+        raise CsrwhError(
+            f"{option} {path}: it is the same file (a hard link) as {same}; refusing to "
+            "overwrite it",
+            hint=hint,
+            exit_code=2,
+        )
     if resolved.is_dir():
         raise CsrwhError(
             f"{option} {path}: it is a directory, not a file",
