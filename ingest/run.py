@@ -34,6 +34,7 @@ import pyarrow as pa
 from ingest import readers
 from ingest.discover import SourceFile, discover, display, file_sha256, hash_files
 from ingest.errors import CsrwhError, out_of_memory_line, size_mib
+from ingest.limits import record_limits
 from ingest.readers import lines as line_reader
 from ingest.readers.checks import apply_check, refine_error
 from ingest.readers.stage import ReadContext
@@ -105,6 +106,7 @@ class Ingestor:
         self.batch_id = new_batch_id(self.started_at)
         self.summary = IngestSummary(batch_id=self.batch_id)
         self._current_file: str | None = None  # the file being landed, for error lines
+        self.limits = record_limits()  # a bad setting is one line before any work
         #: corpus name -> the CheckContext.state of its checked files in this run
         self._check_states: dict[str, dict] = {}
         for c in self.scope:
@@ -461,11 +463,10 @@ class Ingestor:
             )
 
     def _checked(self, stage: pa.Table, f: SourceFile) -> pa.Table:
-        """``stage`` after the file spec's cross-record check, if it has one."""
-        if f.spec.check is None:
-            return stage
+        """``stage`` after the record limits, one value per key and the file spec's
+        cross-record check, if it has one (:func:`~ingest.readers.checks.apply_check`)."""
         state = self._check_states.setdefault(f.corpus.name, {})
-        return apply_check(stage, f.spec.check, state)
+        return apply_check(stage, f.spec.check, state, self.limits)
 
     def _insert_stage(self, stage, corpus: CorpusSpec, spec: FileSpec, now: datetime):
         """Insert the staged good records; per-file counts and the rejects (see write.py)."""
