@@ -82,6 +82,15 @@ def _disk_full(exc: BaseException | None) -> bool:
     return False
 
 
+def _unreadable(f: SourceFile, exc: OSError) -> pa.Table:
+    """The one reject of a file that cannot be read (no permission, an I/O error): the run
+    lands the other files, and reads this one again next time."""
+    reason = exc.strerror or str(exc)
+    return readers.rows_to_stage(
+        [readers.file_reject(f.rel, f.sha256, f"cannot read the file: {reason}", None)]
+    )
+
+
 class Ingestor:
     """One ingest run over ``present`` corpora (``scope`` = every corpus the run is about).
 
@@ -419,19 +428,28 @@ class Ingestor:
         as reading it whole. Each file's sha256 and size are of the bytes landed; a file that
         changed since discovery while it was landed a block at a time is an error (its rows so
         far are rolled back with the rest of the run)."""
-        first = unit[0]
         if self._in_blocks(unit):
-            yield from self._block_stages(ctx, first)
+            yield from self._block_stages(ctx, unit[0])
             return
+        datas: list[bytes] = []
+        readable: list[SourceFile] = []
         with self._t("read"):
-            datas = [f.path.read_bytes() for f in unit]
-            for f, data in zip(unit, datas):
+            for f in unit:
+                try:
+                    data = f.path.read_bytes()
+                except OSError as exc:  # e.g. no permission: that file is a reject, not the run
+                    yield _unreadable(f, exc)
+                    continue
                 f.sha256 = hashlib.sha256(data).hexdigest()  # of the bytes actually landed
                 f.size = len(data)
+                datas.append(data)
+                readable.append(f)
+        if not readable:
+            return
         with self._t("parse+classify"):
-            stage = readers.read_unit(ctx, unit, datas)
-            if not first.name_error:
-                stage = self._checked(stage, first)
+            stage = readers.read_unit(ctx, readable, datas)
+            if not readable[0].name_error:
+                stage = self._checked(stage, readable[0])
         del datas
         yield stage
 
@@ -439,7 +457,11 @@ class Ingestor:
         """:meth:`_stages` of one line file, a block of whole lines at a time."""
         if f.sha256 is None:  # every staged row names the file's sha256: hash it first
             with self._t("read"):
-                f.sha256 = file_sha256(f.path)
+                try:
+                    f.sha256 = file_sha256(f.path)
+                except OSError as exc:
+                    yield _unreadable(f, exc)
+                    return
         digest, size, n_rows = hashlib.sha256(), 0, 0
         for block in line_reader.line_blocks(f.path):
             with self._t("read"):

@@ -37,4 +37,12 @@ def read_unit(ctx: ReadContext, unit: Sequence[SourceFile], datas: Sequence[byte
     return read_lines(ctx, first, datas[0])
 
 
-__all__ = ["read_csv", "read_json_array", "read_json_files", "read_lines", "read_unit"]
+__all__ = [
+    "file_reject",
+    "read_csv",
+    "read_json_array",
+    "read_json_files",
+    "read_lines",
+    "read_unit",
+    "rows_to_stage",
+]
