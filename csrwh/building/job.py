@@ -22,6 +22,7 @@ from csrwh.building.paths import (
     build_dir,
     building_path,
     dbt_path,
+    remove_leftovers,
     state_dir,
     temp_dir,
     wal_path,
@@ -106,18 +107,12 @@ class _Build(_DbtState, _Checks):
         self.enter("lock")
         if previous is not None:
             self.note(f"took over the lock of {previous.describe()}, which is no longer running")
-        prefix = self.warehouse.name + ".building"
-        for leftover in sorted(self.warehouse.parent.glob(prefix + "*")):
-            if leftover.name.startswith(self.work.name):
-                continue
-            try:
-                leftover.unlink()
-            except OSError:
-                continue
-            if not leftover.name.endswith(".wal"):
-                self.note(
-                    f"removed {leftover.name}, the working file of a build that did not finish"
-                )
+        removed = remove_leftovers(self.warehouse, self.work)
+        if removed:
+            self.note(
+                "removed what builds and ingests that did not finish left beside the "
+                f"warehouse: {', '.join(removed)}"
+            )
         # a dead build's hard link for dbt and half-written states (we hold the lock)
         _remove_db(dbt_path(self.warehouse))
         for stale in build_dir(self.warehouse).glob("state.*-*"):
