@@ -8,6 +8,7 @@ import os
 import shutil
 import uuid
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -101,7 +102,7 @@ def extract(
         target.parent.mkdir(parents=True, exist_ok=True)
         member = 0
         with zf.open(info) as src, open(target, "wb") as dst:
-            while chunk := src.read(CHUNK_BYTES):
+            while chunk := _read(src, info):
                 written += len(chunk)
                 member += len(chunk)
                 if written > MAX_EXTRACT_BYTES:  # headers can lie about sizes
@@ -115,6 +116,19 @@ def extract(
                 dst.write(chunk)
         out.append("/".join(parts))
     return out
+
+
+def _read(src, info: zipfile.ZipInfo) -> bytes:
+    """The next chunk of a member; a damaged member (bad CRC-32, broken deflate data, cut
+    short) is one line naming it."""
+    try:
+        return src.read(CHUNK_BYTES)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise CsrwhError(
+            f"the zip is damaged: member {member_name(info)!r} cannot be read ({exc}); nothing "
+            "was changed",
+            hint="download the zip again (was the download complete?)",
+        ) from None
 
 
 def _too_big(size: int, why: str) -> CsrwhError:

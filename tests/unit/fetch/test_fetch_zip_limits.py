@@ -75,3 +75,22 @@ def test_a_zip_larger_than_the_free_space_is_refused_up_front(tmp_path):
         assert shutil.disk_usage(small).used < 1 << 20  # nothing was written
     finally:
         subprocess.run(["umount", str(small)], check=True)
+
+
+def test_a_damaged_zip_member_is_one_line_naming_it(tmp_path, data_dir):
+    good = tmp_path / "good.zip"
+    with zipfile.ZipFile(good, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("C/Dialogs.json", b'[{"id": 1, "turns": []}]' * 500)
+        zf.writestr("C/data/SearchBehaviors.json", BEHAVIORS)
+    data = bytearray(good.read_bytes())
+    with zipfile.ZipFile(good) as zf:
+        info = zf.getinfo("C/Dialogs.json")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    data[start + info.compress_size // 2] ^= 0xFF  # one byte of the deflated data flipped
+    damaged = tmp_path / "damaged.zip"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(CsrwhError, match="the zip is damaged") as err:
+        fetch(["convsearch"], data_dir, from_zip=damaged)
+    assert "C/Dialogs.json" in err.value.message and "free space" not in (err.value.hint or "")
+    assert "download the zip again" in err.value.hint
+    assert not (data_dir / "convsearch").exists()
