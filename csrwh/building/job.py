@@ -3,6 +3,7 @@ gate, publish."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import shutil
@@ -41,7 +42,7 @@ from csrwh.building.state import (
 )
 from csrwh.building.uptodate import published_file_differs, why_not_up_to_date
 from csrwh.config import duckdb_settings
-from csrwh.errors import CsrwhError
+from csrwh.errors import CsrwhError, damaged_warehouse_error, is_damaged_database
 
 
 class _Build(_DbtState, _Checks):
@@ -140,19 +141,20 @@ class _Build(_DbtState, _Checks):
         from ingest import run_ingest
 
         _remove_db(work)
-        if warehouse.exists() and not self.full_refresh:
-            self._check_no_writer()
-            shutil.copy2(warehouse, work)
-            if wal_path(warehouse).exists():
-                self._fold_wal()
-        published_state = self._published_state()
-        if work.exists():
-            self.published_files = _ingest_files(work)
-        result.seconds["copy"] = time.perf_counter() - started
+        with self._naming_damage():
+            if warehouse.exists() and not self.full_refresh:
+                self._check_no_writer()
+                shutil.copy2(warehouse, work)
+                if wal_path(warehouse).exists():
+                    self._fold_wal()
+            published_state = self._published_state()
+            if work.exists():
+                self.published_files = _ingest_files(work)
+            result.seconds["copy"] = time.perf_counter() - started
 
-        self.enter("ingest")
-        step = time.perf_counter()
-        summary = self._ingest(run_ingest)
+            self.enter("ingest")
+            step = time.perf_counter()
+            summary = self._ingest(run_ingest)
         self.guard.check()
         result.seconds["ingest"] = time.perf_counter() - step
         result.records_rejected = summary.records_rejected
@@ -336,6 +338,19 @@ class _Build(_DbtState, _Checks):
         if why is not None and self.verbose:
             console.print(f"[dim]not up to date: {escape(why)}[/dim]", soft_wrap=True)
         return why is None
+
+    @contextlib.contextmanager
+    def _naming_damage(self):
+        """A DuckDB error saying the copy of the published file is damaged becomes one line
+        naming the published warehouse and ``--full-refresh`` (which starts without it)."""
+        import duckdb
+
+        try:
+            yield
+        except duckdb.Error as exc:
+            if self.full_refresh or not is_damaged_database(str(exc)):
+                raise
+            raise damaged_warehouse_error(self.warehouse, str(exc)) from exc
 
     # -- ingest, selection and dbt's state ---------------------------------------------
     def _ingest(self, run_ingest: Callable[..., object]) -> object:

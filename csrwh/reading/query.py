@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from csrwh.errors import CsrwhError
+from csrwh.errors import CsrwhError, damaged_warehouse_error, is_damaged_database
 from csrwh.reading.opener import open_read_only
 
 MART_SCHEMA = "main"
@@ -43,7 +43,13 @@ def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
             f"warehouse {warehouse} does not exist",
             hint="build it first: make demo (sample data) or make build (real corpora)",
         )
-    return open_read_only(warehouse, hint="is another build writing it?")
+    try:
+        return open_read_only(warehouse, hint="is another build writing it?")
+    except CsrwhError as exc:
+        cause = str(exc.__cause__ or "")
+        if is_damaged_database(cause):
+            raise damaged_warehouse_error(warehouse, cause) from exc.__cause__
+        raise
 
 
 #: DuckDB settings of the connection user SQL runs on (applied in this order; the last
@@ -286,6 +292,8 @@ def run_query(
                 return 0
             frame = relation.pl()
         except duckdb.Error as exc:
+            if is_damaged_database(str(exc)):
+                raise damaged_warehouse_error(warehouse, str(exc)) from exc
             hint = 'check the SQL; list tables with: csrwh sql "show all tables"'
             if isinstance(
                 exc, duckdb.PermissionException
