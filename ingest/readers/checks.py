@@ -1,5 +1,6 @@
-"""After a reader: a FileSpec's record ``check`` over the staged good records, and the
-precise one-line reject messages (computed in Python for the few rejected records only)."""
+"""After a reader: every staged good record held to the record limits (:mod:`ingest.limits`)
+and to one value per key, a FileSpec's record ``check``, and the precise one-line reject
+messages of the SQL pass (computed in Python for the few rejected records only)."""
 
 from __future__ import annotations
 
