@@ -138,10 +138,11 @@ def _too_big(size: int, why: str) -> CsrwhError:
     )
 
 
-def _bomb(info: zipfile.ZipInfo, size: int) -> CsrwhError:
+def _bomb(info: zipfile.ZipInfo, size: int, declared: bool = False) -> CsrwhError:
+    reached = f"{size:,} bytes" if declared else f"{size:,}+ bytes (stopped there)"
     return CsrwhError(
-        f"zip member {member_name(info)!r} expands from {info.compress_size:,} to {size:,}+ "
-        f"bytes, more than {MAX_COMPRESSION_RATIO} times (a zip bomb?); nothing was changed",
+        f"zip member {member_name(info)!r} expands from {info.compress_size:,} to {reached}, "
+        f"more than {MAX_COMPRESSION_RATIO} times (a zip bomb?); nothing was changed",
         hint="is it the right archive? corpus files compress far less",
     )
 
@@ -156,7 +157,7 @@ def _check_declared_sizes(
         raise _too_big(total, f"more than {MAX_EXTRACT_BYTES:,} bytes (MAX_EXTRACT_BYTES)")
     for info, _ in chosen:
         if info.file_size > max(RATIO_FREE_BYTES, MAX_COMPRESSION_RATIO * info.compress_size):
-            raise _bomb(info, info.file_size)
+            raise _bomb(info, info.file_size, declared=True)
     folder = next((p for p in (dest, *dest.parents) if p.exists()), dest)
     free = shutil.disk_usage(folder).free
     if total + FREE_SPACE_MARGIN_BYTES > free:
