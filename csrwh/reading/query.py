@@ -135,38 +135,47 @@ def _files_under(folder: Path) -> list[Path]:
     return found
 
 
-def protected_file(target: Path, warehouse: Path, data_dir: Path | None) -> Path | None:
-    """The file of the warehouse (:func:`_warehouse_files`) or of the data folder that
-    ``target`` is by device and inode -- a hard link to it, or a link to a link -- else None.
-    Only an existing regular file can be one; a missing ``target`` is None."""
-    try:
-        st = target.stat()
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    key = (st.st_dev, st.st_ino)
+def protected_inodes(warehouse: Path, data_dir: Path | None) -> dict[tuple[int, int], Path]:
+    """(device, inode) -> path of every file of the warehouse (:func:`_warehouse_files`, its
+    ``.build/`` folder) and of the data folder: what no command may write through."""
     warehouse = warehouse.resolve()
     candidates = (
         [p for p in warehouse.parent.iterdir() if _warehouse_files(warehouse, p)]
         if warehouse.parent.is_dir()
         else []
     )
-    candidates += (
-        _files_under(build)
-        if (build := warehouse.with_name(warehouse.name + ".build")).is_dir()
-        else []
-    )
+    build = warehouse.with_name(warehouse.name + ".build")
+    candidates += _files_under(build) if build.is_dir() else []
     if data_dir is not None and data_dir.is_dir():
         candidates += _files_under(data_dir)
+    found: dict[tuple[int, int], Path] = {}
     for candidate in candidates:
         try:
-            cst = candidate.stat()
+            st = candidate.stat()
         except OSError:
             continue
-        if (cst.st_dev, cst.st_ino) == key:
-            return candidate
-    return None
+        found.setdefault((st.st_dev, st.st_ino), candidate)
+    return found
+
+
+def protected_file(
+    target: Path,
+    warehouse: Path,
+    data_dir: Path | None,
+    protected: dict[tuple[int, int], Path] | None = None,
+) -> Path | None:
+    """The file of the warehouse or of the data folder (:func:`protected_inodes`, computed
+    unless given) that ``target`` is by device and inode -- a hard link to it, or a link to
+    one -- else None. Only an existing regular file can be one; a missing ``target`` is None."""
+    try:
+        st = target.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    if protected is None:
+        protected = protected_inodes(warehouse, data_dir)
+    return protected.get((st.st_dev, st.st_ino))
 
 
 def check_output_file(

@@ -79,11 +79,14 @@ def _refuse_protected_files(folder: Path, warehouse: Path, option: str) -> None:
     """Refuse a folder holding a file that is, by device and inode, a file of the warehouse or
     of the data folder (a hard link): an export writing that name would overwrite it."""
     from csrwh.config import resolve_data_dir
-    from csrwh.reading.query import protected_file
+    from csrwh.reading.query import protected_file, protected_inodes
 
     data_dir = resolve_data_dir(None)
+    protected = protected_inodes(warehouse, data_dir)
     for path in folder.rglob("*"):
-        same = protected_file(path, warehouse, data_dir) if not path.is_symlink() else None
+        same = (
+            protected_file(path, warehouse, data_dir, protected) if not path.is_symlink() else None
+        )
         if same is not None:
             raise CsrwhError(
                 f"{option} {folder}: {path.name} in it is the same file (a hard link) as {same}; "
