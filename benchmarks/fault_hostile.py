@@ -88,7 +88,7 @@ def hostile_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...
                lost=lost_files(before, files_of(data)), ok=result.returncode == 2)  # fmt: skip
         row.note = _error_line(result)
 
-    @case("bomb", "fetch convsearch --from-zip, 64 MiB of zeros in a 64 kB zip", "1, nothing")
+    @case("bomb", "fetch --from-zip, 64 MiB of zeros in a 64 kB zip, onto a 32 MiB disk", "1")
     def _(row, trial):
         bomb = trial / "bomb.zip"
         with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -97,11 +97,19 @@ def hostile_cases(case, baseline: Path, original: Path, data_dir: tuple[str, ...
                     member.write(b"\0" * (1 << 20))
             zf.writestr("C/data/SearchBehaviors.json", b"[]")
         data = trial / "data"
-        result = cli("fetch", "convsearch", "--from-zip", str(bomb), "--data-dir", str(data),
-                     cwd=trial)  # fmt: skip
-        written = sum(p.stat().st_size for p in data.rglob("*") if p.is_file())
-        settle(row, result, unchanged=True, lost=0, ok=result.returncode == 1 and written == 0)
-        row.note = f"{written} bytes written; {_error_line(result)}"
+        data.mkdir()
+        small = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", str(data)],
+                               check=False, capture_output=True).returncode == 0  # fmt: skip
+        try:
+            result = cli("fetch", "convsearch", "--from-zip", str(bomb), "--data-dir", str(data),
+                         cwd=trial)  # fmt: skip
+        finally:
+            if small:
+                subprocess.run(["umount", str(data)], check=True)
+        full = "no space left" in result.stderr.lower()
+        settle(row, result, unchanged=True, lost=0, ok=result.returncode == 1 and not full)
+        disk = "a 32 MiB tmpfs" if small else "the trial folder (no tmpfs: not root)"
+        row.note = f"data folder on {disk}; filled it: {full}; {_error_line(result)}"
 
     @case("bomb", "fetch convsearch --from-zip, one flipped byte of deflated data", "1, nothing")
     def _(row, trial):
