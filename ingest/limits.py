@@ -20,6 +20,8 @@ import os
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from ingest.errors import CsrwhError
 
 MAX_RECORD_BYTES_ENV = "CSRWH_MAX_RECORD_BYTES"
@@ -45,8 +47,13 @@ _UNITS = {
     "mib": 2**20,
     "gib": 2**30,
 }
-#: a JSON string (skipped whole) or a bracket
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+#: a JSON string (its brackets are text), and everything but a bracket
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKETS = re.compile(r"[^\[\]{}]+")
+#: a byte's step in nesting depth: +1 for [ and {, -1 for ] and }
+_STEP = np.zeros(256, np.int8)
+_STEP[[ord("["), ord("{")]] = 1
+_STEP[[ord("]"), ord("}")]] = -1
 
 
 @dataclass(frozen=True)
@@ -77,19 +84,14 @@ class RecordLimits:
         more brackets than the limit is not scanned."""
         if text is None or text.count("[") + text.count("{") <= self.max_depth:
             return None
-        depth = 0
-        for token in _TOKENS.finditer(text):
-            char = token.group()
-            if char in "[{":
-                depth += 1
-                if depth > self.max_depth:
-                    return (
-                        f"JSON nested too deeply: more than {self.max_depth} levels of arrays "
-                        f"and objects ({MAX_JSON_DEPTH_ENV})"
-                    )
-            elif char in "]}":
-                depth -= 1
-        return None
+        structure = _BRACKETS.sub("", _STRINGS.sub("", text)).encode("ascii", "ignore")
+        steps = _STEP[np.frombuffer(structure, np.uint8)]
+        if not len(steps) or int(np.cumsum(steps, dtype=np.int64).max()) <= self.max_depth:
+            return None
+        return (
+            f"JSON nested too deeply: more than {self.max_depth} levels of arrays and objects "
+            f"({MAX_JSON_DEPTH_ENV})"
+        )
 
 
 def _setting(name: str, default: int, parse) -> int:
