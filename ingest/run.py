@@ -82,15 +82,6 @@ def _disk_full(exc: BaseException | None) -> bool:
     return False
 
 
-def _unreadable(f: SourceFile, exc: OSError) -> pa.Table:
-    """The one reject of a file that cannot be read (no permission, an I/O error): the run
-    lands the other files, and reads this one again next time."""
-    reason = exc.strerror or str(exc)
-    return readers.rows_to_stage(
-        [readers.file_reject(f.rel, f.sha256, f"cannot read the file: {reason}", None)]
-    )
-
-
 class Ingestor:
     """One ingest run over ``present`` corpora (``scope`` = every corpus the run is about).
 
@@ -438,7 +429,7 @@ class Ingestor:
                 try:
                     data = f.path.read_bytes()
                 except OSError as exc:  # e.g. no permission: that file is a reject, not the run
-                    yield _unreadable(f, exc)
+                    yield readers.unreadable_file(f, exc)
                     continue
                 f.sha256 = hashlib.sha256(data).hexdigest()  # of the bytes actually landed
                 f.size = len(data)
@@ -460,7 +451,7 @@ class Ingestor:
                 try:
                     f.sha256 = file_sha256(f.path)
                 except OSError as exc:
-                    yield _unreadable(f, exc)
+                    yield readers.unreadable_file(f, exc)
                     return
         digest, size, n_rows = hashlib.sha256(), 0, 0
         for block in line_reader.line_blocks(f.path):
