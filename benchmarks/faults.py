@@ -28,6 +28,13 @@ goes all the way to publishing) and injects one fault:
   unchanged, records lost (conversations rows of the published warehouse lost, plus the user's
   files changed or removed, plus — for the votes, the bad lines and the broken element — records
   neither landed nor rejected).
+* hostile input (fault_hostile.py; items ``links``, ``bomb``, ``deep``, ``huge``, ``dupkey``,
+  ``unreadable``, ``leftovers``, ``export``, ``damaged``, ``immutable``): a hard link to a data
+  file as ``sql --parquet``'s output, a zip bomb and a damaged zip for ``--from-zip``, a record
+  nested 10,000 deep, a 20 MB record and a key written twice (built with ``--allow-rejects``), a
+  file of mode 000 for ``ingest`` (as root: run without the capabilities that override file
+  modes), a dead build's Data Docs and a dead ingest's copy, an export after an empty manifest,
+  a flipped block under ``build --verify`` and a published file marked ``chattr +i``.
 
 For each it checks that the published file is intact (the same bytes, or — for the concurrent
 builds — a complete build of one input, never a mix, readable by a fresh reader), that the next
@@ -54,6 +61,7 @@ from fault_builds import concurrent_trial, damaged_trial, disk_full_trial, signa
 from fault_command_files import file_cases
 from fault_commands import PIPE, CommandRow, warehouse_cases
 from fault_harness import EXPECTED, PHASES, SIGNALS, Row, Runner, prepare
+from fault_hostile import hostile_cases
 
 
 def command_cases(
@@ -86,6 +94,7 @@ def command_cases(
 
     warehouse_cases(case, baseline, original, data_dir)
     file_cases(case, baseline, original, data_dir)
+    hostile_cases(case, baseline, original, data_dir)
     return rows
 
 
@@ -122,7 +131,7 @@ def main() -> None:
         "--items",
         nargs="*",
         default=None,
-        help="commands: run only the cases of these issue-24 items (e.g. 24.1 24.9)",
+        help="commands: run only the cases of these items (e.g. 24.1 24.9 links bomb)",
     )
     args = parser.parse_args()
     root = args.root or Path(tempfile.mkdtemp(prefix="csrwh-faults-"))

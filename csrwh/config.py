@@ -16,6 +16,7 @@ from ingest.errors import (  # the settings' names live beside the line that nam
     THREADS_ENV,
     CsrwhError,
 )
+from ingest.limits import record_limits
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_DIR = Path("data/raw")
@@ -149,11 +150,13 @@ def threads() -> int:
 
 
 def check_env() -> None:
-    """Check ``CSRWH_MEMORY_LIMIT`` and ``CSRWH_THREADS`` at the start of a command that uses
+    """Check ``CSRWH_MEMORY_LIMIT``, ``CSRWH_THREADS`` and the record limits
+    (:mod:`ingest.limits`) at the start of a command that uses
     them (``build``, even when it turns out up to date, and ``ingest``): a bad value is a
     one-line error before any work."""
     memory_limit_mb()
     threads()
+    record_limits()
 
 
 def duckdb_settings(temp_directory: Path) -> dict[str, str]:

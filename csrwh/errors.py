@@ -8,7 +8,40 @@ from __future__ import annotations
 from ingest.errors import CsrwhError, is_out_of_memory
 from ingest.errors import out_of_memory_line as _out_of_memory_line
 
-__all__ = ["CsrwhError", "ensure_port_free", "is_out_of_memory", "out_of_memory_line"]
+__all__ = [
+    "CsrwhError",
+    "damaged_warehouse_error",
+    "ensure_port_free",
+    "is_damaged_database",
+    "is_out_of_memory",
+    "out_of_memory_line",
+]
+
+#: what DuckDB says when a database file's bytes are damaged (a bad header, a block whose
+#: checksum does not match, a file cut short) -- not when it is locked or missing
+_DAMAGED = (
+    "not a valid duckdb database file",
+    "corrupt database file",
+    "does not match stored checksum",
+    "could not read enough bytes",
+    "failed to load metadata",
+)
+
+
+def is_damaged_database(message: str) -> bool:
+    """Whether a DuckDB error's text says the database file itself is damaged."""
+    text = message.lower()
+    return any(marker in text for marker in _DAMAGED)
+
+
+def damaged_warehouse_error(warehouse, message: str) -> CsrwhError:
+    """The one line for a published warehouse whose file is damaged, and the command that
+    rebuilds it from the input files."""
+    first = str(message).strip().splitlines()[0] if str(message).strip() else "damaged"
+    return CsrwhError(
+        f"the warehouse {warehouse} is damaged: {first}",
+        hint=f"rebuild it from the input files: csrwh build --full-refresh --warehouse {warehouse}",
+    )
 
 
 def ensure_port_free(port: int, address: str = "127.0.0.1") -> None:

@@ -174,10 +174,18 @@ def file_sha256(path: Path) -> str:
 
 
 def hash_files(files: Sequence[SourceFile], workers: int | None = None) -> None:
-    """Fill ``sha256`` of every file (hashlib releases the GIL: threads scale)."""
+    """Fill ``sha256`` of every file (hashlib releases the GIL: threads scale); a file that
+    cannot be read keeps ``sha256`` None (the ingest rejects it when it reads it)."""
     workers = workers or min(16, (os.cpu_count() or 2) * 2)
+
+    def digest_of(f: SourceFile) -> str | None:
+        try:
+            return file_sha256(f.path)
+        except OSError:
+            return None
+
     with cf.ThreadPoolExecutor(max_workers=workers) as pool:
-        for f, digest in zip(files, pool.map(lambda f: file_sha256(f.path), files)):
+        for f, digest in zip(files, pool.map(digest_of, files)):
             f.sha256 = digest
 
 

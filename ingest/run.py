@@ -34,6 +34,7 @@ import pyarrow as pa
 from ingest import readers
 from ingest.discover import SourceFile, discover, display, file_sha256, hash_files
 from ingest.errors import CsrwhError, out_of_memory_line, size_mib
+from ingest.limits import record_limits
 from ingest.readers import lines as line_reader
 from ingest.readers.checks import apply_check, refine_error
 from ingest.readers.stage import ReadContext
@@ -105,6 +106,7 @@ class Ingestor:
         self.batch_id = new_batch_id(self.started_at)
         self.summary = IngestSummary(batch_id=self.batch_id)
         self._current_file: str | None = None  # the file being landed, for error lines
+        self.limits = record_limits()  # a bad setting is one line before any work
         #: corpus name -> the CheckContext.state of its checked files in this run
         self._check_states: dict[str, dict] = {}
         for c in self.scope:
@@ -418,19 +420,28 @@ class Ingestor:
         as reading it whole. Each file's sha256 and size are of the bytes landed; a file that
         changed since discovery while it was landed a block at a time is an error (its rows so
         far are rolled back with the rest of the run)."""
-        first = unit[0]
         if self._in_blocks(unit):
-            yield from self._block_stages(ctx, first)
+            yield from self._block_stages(ctx, unit[0])
             return
+        datas: list[bytes] = []
+        readable: list[SourceFile] = []
         with self._t("read"):
-            datas = [f.path.read_bytes() for f in unit]
-            for f, data in zip(unit, datas):
+            for f in unit:
+                try:
+                    data = f.path.read_bytes()
+                except OSError as exc:  # e.g. no permission: that file is a reject, not the run
+                    yield readers.unreadable_file(f, exc)
+                    continue
                 f.sha256 = hashlib.sha256(data).hexdigest()  # of the bytes actually landed
                 f.size = len(data)
+                datas.append(data)
+                readable.append(f)
+        if not readable:
+            return
         with self._t("parse+classify"):
-            stage = readers.read_unit(ctx, unit, datas)
-            if not first.name_error:
-                stage = self._checked(stage, first)
+            stage = readers.read_unit(ctx, readable, datas)
+            if not readable[0].name_error:
+                stage = self._checked(stage, readable[0])
         del datas
         yield stage
 
@@ -438,7 +449,11 @@ class Ingestor:
         """:meth:`_stages` of one line file, a block of whole lines at a time."""
         if f.sha256 is None:  # every staged row names the file's sha256: hash it first
             with self._t("read"):
-                f.sha256 = file_sha256(f.path)
+                try:
+                    f.sha256 = file_sha256(f.path)
+                except OSError as exc:
+                    yield readers.unreadable_file(f, exc)
+                    return
         digest, size, n_rows = hashlib.sha256(), 0, 0
         reader = readers.BlockReader(ctx, f)
         for block in reader.blocks():
@@ -464,11 +479,10 @@ class Ingestor:
             )
 
     def _checked(self, stage: pa.Table, f: SourceFile) -> pa.Table:
-        """``stage`` after the file spec's cross-record check, if it has one."""
-        if f.spec.check is None:
-            return stage
+        """``stage`` after the record limits, one value per key and the file spec's
+        cross-record check, if it has one (:func:`~ingest.readers.checks.apply_check`)."""
         state = self._check_states.setdefault(f.corpus.name, {})
-        return apply_check(stage, f.spec.check, state)
+        return apply_check(stage, f.spec.check, state, self.limits)
 
     def _insert_stage(self, stage, corpus: CorpusSpec, spec: FileSpec, now: datetime):
         """Insert the staged good records; per-file counts and the rejects (see write.py)."""

@@ -3,6 +3,7 @@ gate, publish."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import shutil
@@ -22,6 +23,7 @@ from csrwh.building.paths import (
     build_dir,
     building_path,
     dbt_path,
+    remove_leftovers,
     state_dir,
     temp_dir,
     wal_path,
@@ -40,7 +42,7 @@ from csrwh.building.state import (
 )
 from csrwh.building.uptodate import published_file_differs, why_not_up_to_date
 from csrwh.config import duckdb_settings
-from csrwh.errors import CsrwhError
+from csrwh.errors import CsrwhError, damaged_warehouse_error, is_damaged_database
 
 
 class _Build(_DbtState, _Checks):
@@ -106,18 +108,12 @@ class _Build(_DbtState, _Checks):
         self.enter("lock")
         if previous is not None:
             self.note(f"took over the lock of {previous.describe()}, which is no longer running")
-        prefix = self.warehouse.name + ".building"
-        for leftover in sorted(self.warehouse.parent.glob(prefix + "*")):
-            if leftover.name.startswith(self.work.name):
-                continue
-            try:
-                leftover.unlink()
-            except OSError:
-                continue
-            if not leftover.name.endswith(".wal"):
-                self.note(
-                    f"removed {leftover.name}, the working file of a build that did not finish"
-                )
+        removed = remove_leftovers(self.warehouse, self.work)
+        if removed:
+            self.note(
+                "removed what builds and ingests that did not finish left beside the "
+                f"warehouse: {', '.join(removed)}"
+            )
         # a dead build's hard link for dbt and half-written states (we hold the lock)
         _remove_db(dbt_path(self.warehouse))
         for stale in build_dir(self.warehouse).glob("state.*-*"):
@@ -145,19 +141,20 @@ class _Build(_DbtState, _Checks):
         from ingest import run_ingest
 
         _remove_db(work)
-        if warehouse.exists() and not self.full_refresh:
-            self._check_no_writer()
-            shutil.copy2(warehouse, work)
-            if wal_path(warehouse).exists():
-                self._fold_wal()
-        published_state = self._published_state()
-        if work.exists():
-            self.published_files = _ingest_files(work)
-        result.seconds["copy"] = time.perf_counter() - started
+        with self._naming_damage():
+            if warehouse.exists() and not self.full_refresh:
+                self._check_no_writer()
+                shutil.copy2(warehouse, work)
+                if wal_path(warehouse).exists():
+                    self._fold_wal()
+            published_state = self._published_state()
+            if work.exists():
+                self.published_files = _ingest_files(work)
+            result.seconds["copy"] = time.perf_counter() - started
 
-        self.enter("ingest")
-        step = time.perf_counter()
-        summary = self._ingest(run_ingest)
+            self.enter("ingest")
+            step = time.perf_counter()
+            summary = self._ingest(run_ingest)
         self.guard.check()
         result.seconds["ingest"] = time.perf_counter() - step
         result.records_rejected = summary.records_rejected
@@ -341,6 +338,19 @@ class _Build(_DbtState, _Checks):
         if why is not None and self.verbose:
             console.print(f"[dim]not up to date: {escape(why)}[/dim]", soft_wrap=True)
         return why is None
+
+    @contextlib.contextmanager
+    def _naming_damage(self):
+        """A DuckDB error saying the copy of the published file is damaged becomes one line
+        naming the published warehouse and ``--full-refresh`` (which starts without it)."""
+        import duckdb
+
+        try:
+            yield
+        except duckdb.Error as exc:
+            if self.full_refresh or not is_damaged_database(str(exc)):
+                raise
+            raise damaged_warehouse_error(self.warehouse, str(exc)) from exc
 
     # -- ingest, selection and dbt's state ---------------------------------------------
     def _ingest(self, run_ingest: Callable[..., object]) -> object:

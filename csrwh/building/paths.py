@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import errno
 import os
+import re
+import shutil
 from pathlib import Path
 
 from csrwh.building.lock import link_error, lock_path, not_writable_error
@@ -96,3 +98,43 @@ def refuse_links(warehouse: Path, build_id: str | None = None) -> None:
     for path in created:
         if path.is_symlink():
             raise link_error(path)
+
+
+def _pid_is_running(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user counts: it cannot be signalled)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_leftovers(warehouse: Path, keep: Path) -> list[str]:
+    """Remove what builds and ``csrwh ingest`` runs that did not finish (killed) left beside
+    ``warehouse``, and return the names removed. Called by a build holding the lock, so no
+    other build is running: every ``<warehouse>.building*`` file and ``.data_docs`` folder is a
+    dead build's, except those of ``keep`` (this build's working file). An
+    ``<warehouse>.ingesting-<pid>-<rand>`` copy (and its WAL) is removed only when process
+    ``<pid>`` is no longer running. A symbolic link is removed, never followed."""
+    removed: list[str] = []
+    ingesting = re.compile(re.escape(warehouse.name) + r"\.ingesting-([0-9]+)-[0-9a-f]+(\.wal)?")
+    for leftover in sorted(warehouse.parent.glob(warehouse.name + ".*")):
+        name = leftover.name
+        if name.startswith(keep.name):
+            continue
+        if name.startswith(warehouse.name + ".building"):
+            pass
+        elif (found := ingesting.fullmatch(name)) is None or _pid_is_running(int(found[1])):
+            continue
+        try:
+            if leftover.is_dir() and not leftover.is_symlink():
+                shutil.rmtree(leftover)
+            else:
+                leftover.unlink()
+        except OSError:
+            continue
+        if not name.endswith(".wal"):
+            removed.append(name)
+    return removed

@@ -12,6 +12,7 @@ from csrwh.building.lock import BuildLock
 from csrwh.building.paths import _ensure_folder, refuse_links
 from csrwh.building.result import DEFAULT_MAX_SHRINK, BuildResult, Gate
 from csrwh.building.signals import _disk_full, _interrupted, _SignalGuard
+from csrwh.building.verify import refuse_immutable
 from csrwh.errors import CsrwhError
 
 
@@ -54,6 +55,7 @@ def build(
     )
     _ensure_folder(warehouse.parent)
     refuse_links(warehouse, build_id)
+    refuse_immutable(warehouse)
     with _SignalGuard() as guard:
         job.guard = guard
         lock = BuildLock(warehouse, build_id, job.work)

@@ -170,7 +170,16 @@ def _files_changed(
     gone = sorted(key for key in manifest if key not in seen)
     if gone:
         return f"{gone[0][1]} of corpus {gone[0][0]} is gone"
-    for f, digest in zip(found, pool.map(file_sha256, [f.path for f in found]), strict=True):
+
+    def digest_of(path):
+        try:
+            return file_sha256(path)
+        except OSError as exc:  # e.g. no permission: the ingest makes it a reject
+            return exc
+
+    for f, digest in zip(found, pool.map(digest_of, [f.path for f in found]), strict=True):
+        if isinstance(digest, OSError):
+            return f"{f.corpus.folder}/{f.rel} cannot be read ({digest.strerror or digest})"
         if manifest[(f.corpus.name, f.rel)][1] != digest:
             return f"{f.corpus.folder}/{f.rel} changed (sha256)"
     return None

@@ -131,6 +131,12 @@ def build(
     wait: bool = typer.Option(
         False, "--wait", help="If another build of this warehouse runs, wait for it."
     ),
+    verify: bool = typer.Option(
+        False,
+        "--verify",
+        help="First read every block of the published warehouse, so DuckDB checks it against "
+        "its stored checksum; a damaged file stops with the command that rebuilds it.",
+    ),
     verbose: bool = typer.Option(
         False,
         "--verbose",
@@ -184,6 +190,14 @@ def build(
     from csrwh.building import build as do_build
 
     target = config.resolve_warehouse(warehouse)
+    if verify and target.exists() and not full_refresh:
+        from csrwh.building.verify import verify_blocks
+
+        n_tables = verify_blocks(target)
+        console.print(
+            f"verified {target}: every block of its {n_tables} tables matches its checksum",
+            markup=False,
+        )
     from csrwh.building.gate.run import gate
 
     result = do_build(

@@ -79,6 +79,7 @@ content check before the swap); this module runs them per corpus.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -195,8 +196,9 @@ def fetch(
             except CsrwhError as exc:  # one line now, the error is raised at the end
                 failures.append((corpus, exc))
             except OSError as exc:  # disk full, permissions, ...
-                hint = f"check free space and write permission in {data_dir}"
-                failures.append((corpus, CsrwhError(f"{corpus}: {exc}", hint=hint)))
+                failures.append(
+                    (corpus, CsrwhError(f"{corpus}: {exc}", hint=_os_hint(exc, data_dir)))
+                )
             else:
                 results.append(result)
                 _report(result, src)
@@ -213,6 +215,15 @@ def fetch(
     if failures:
         raise _combined(failures)
     return results
+
+
+def _os_hint(exc: OSError, data_dir: Path) -> str:
+    """The hint for an OS error while fetching into ``data_dir``: what its errno means."""
+    if exc.errno == errno.ENOSPC:
+        return f"free space on the file system of {data_dir}, then fetch again"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"make {data_dir} writable (or choose another --data-dir), then fetch again"
+    return "fetch again; if it persists, run with CSRWH_DEBUG=1 to see where it fails"
 
 
 def _check_from_zip(from_zip: Path, selected: list[str], upstreams: dict[str, Upstream]) -> Path:

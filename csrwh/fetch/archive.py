@@ -50,7 +50,7 @@ def build_github_archive(src: GithubArchive, ctx: Ctx, work: Path, from_zip: Pat
             part,
             ctx,
             src.archive,
-            hint=archive_hint(src, target),
+            hint=archive_hint(src, target, ctx.mirror),
             self_check="zip structure and CRC-32 of every member (on extraction)",
         )
         built.parts.append(part)
@@ -81,7 +81,7 @@ def build_github_archive(src: GithubArchive, ctx: Ctx, work: Path, from_zip: Pat
     except zipfile.BadZipFile as exc:
         raise CsrwhError(
             f"{title}: {zip_path if from_zip else urls[0]} is not a valid zip archive ({exc})",
-            hint=archive_hint(src, target),
+            hint=archive_hint(src, target, None if from_zip else ctx.mirror),
         ) from None
     no_files = CsrwhError(
         f"{title}: the archive has no {selection.describe()}",
@@ -102,7 +102,18 @@ def build_github_archive(src: GithubArchive, ctx: Ctx, work: Path, from_zip: Pat
     return built
 
 
-def archive_hint(src: GithubArchive, target: Path) -> str:
+def archive_hint(src: GithubArchive, target: Path, mirror: str | None = None) -> str:
+    manual = (
+        f"download {src.urls[-1]} in a browser and run "
+        f"`csrwh fetch {src.corpus} --from-zip FILE`, or copy the files into {target}/ by hand "
+        f"in the upstream layout ({src.layout or ', '.join(src.selection.include)})"
+    )
+    if mirror:  # the mirror failed, not the internet
+        return (
+            f"the mirror {mirror} (CSRWH_MIRROR) did not serve {src.urls[0]}: check that it holds "
+            f"<mirror>/<host>/<path> and is up, or unset CSRWH_MIRROR to fetch from the upstream; "
+            f"or {manual}"
+        )
     return (
         f"no internet? download {src.urls[-1]} in a browser and run "
         f"`csrwh fetch {src.corpus} --from-zip FILE`, or copy the files into {target}/ by hand "

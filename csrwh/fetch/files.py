@@ -8,6 +8,7 @@ import os
 import shutil
 import uuid
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,6 +25,13 @@ from csrwh.fetch.sources import Upstream
 
 MANIFEST_NAME = ".csrwh-manifest.json"
 MAX_EXTRACT_BYTES = 8 << 30  # bound on what one zip may extract to
+#: the most a zip member may expand (its size over its compressed size): JSON and CSV text of
+#: the corpora compresses 5-20 times; a zip bomb expands ~1,000 times (deflate's limit)
+MAX_COMPRESSION_RATIO = 200
+#: members smaller than this are not held to the ratio (tiny repetitive files compress well)
+RATIO_FREE_BYTES = 1 << 20
+#: room left on the target file system after extracting (the manifest, the swap, other writes)
+FREE_SPACE_MARGIN_BYTES = 64 << 20
 
 console = Console(stderr=True)
 
@@ -86,26 +94,79 @@ def extract(
                 hint="the archive is corrupt or not the upstream one",
             )
         chosen.append((info, parts))
-    too_big = CsrwhError(
-        f"the zip would extract to more than {MAX_EXTRACT_BYTES:,} bytes (MAX_EXTRACT_BYTES); "
-        "nothing was changed",
-        hint="is it the right archive? the corpora are far smaller",
-    )
-    if sum(info.file_size for info, _ in chosen) > MAX_EXTRACT_BYTES:
-        raise too_big
+    _check_declared_sizes(chosen, dest)
     out: list[str] = []
     written = 0
     for info, parts in chosen:
         target = dest.joinpath(*parts)
         target.parent.mkdir(parents=True, exist_ok=True)
+        member = 0
         with zf.open(info) as src, open(target, "wb") as dst:
-            while chunk := src.read(CHUNK_BYTES):
+            while chunk := _read(src, info):
                 written += len(chunk)
+                member += len(chunk)
                 if written > MAX_EXTRACT_BYTES:  # headers can lie about sizes
-                    raise too_big
+                    raise _too_big(
+                        written, f"more than {MAX_EXTRACT_BYTES:,} bytes (MAX_EXTRACT_BYTES)"
+                    )
+                if member > RATIO_FREE_BYTES and member > MAX_COMPRESSION_RATIO * max(
+                    info.compress_size, 1
+                ):
+                    raise _bomb(info, member)
                 dst.write(chunk)
         out.append("/".join(parts))
     return out
+
+
+def _read(src, info: zipfile.ZipInfo) -> bytes:
+    """The next chunk of a member; a damaged member (bad CRC-32, broken deflate data, cut
+    short) is one line naming it."""
+    try:
+        return src.read(CHUNK_BYTES)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise CsrwhError(
+            f"the zip is damaged: member {member_name(info)!r} cannot be read ({exc}); nothing "
+            "was changed",
+            hint="download the zip again (was the download complete?)",
+        ) from None
+
+
+def _too_big(size: int, why: str) -> CsrwhError:
+    return CsrwhError(
+        f"the zip would extract to {size:,} bytes, {why}; nothing was changed",
+        hint="is it the right archive? the corpora are far smaller",
+    )
+
+
+def _bomb(info: zipfile.ZipInfo, size: int, declared: bool = False) -> CsrwhError:
+    reached = f"{size:,} bytes" if declared else f"{size:,}+ bytes (stopped there)"
+    return CsrwhError(
+        f"zip member {member_name(info)!r} expands from {info.compress_size:,} to {reached}, "
+        f"more than {MAX_COMPRESSION_RATIO} times (a zip bomb?); nothing was changed",
+        hint="is it the right archive? corpus files compress far less",
+    )
+
+
+def _check_declared_sizes(
+    chosen: list[tuple[zipfile.ZipInfo, tuple[str, ...]]], dest: Path
+) -> None:
+    """Before anything is extracted: the members' declared sizes against MAX_EXTRACT_BYTES, the
+    compression-ratio limit and the free space of ``dest``'s file system (less a margin)."""
+    total = sum(info.file_size for info, _ in chosen)
+    if total > MAX_EXTRACT_BYTES:
+        raise _too_big(total, f"more than {MAX_EXTRACT_BYTES:,} bytes (MAX_EXTRACT_BYTES)")
+    for info, _ in chosen:
+        if info.file_size > max(RATIO_FREE_BYTES, MAX_COMPRESSION_RATIO * info.compress_size):
+            raise _bomb(info, info.file_size, declared=True)
+    folder = next((p for p in (dest, *dest.parents) if p.exists()), dest)
+    free = shutil.disk_usage(folder).free
+    if total + FREE_SPACE_MARGIN_BYTES > free:
+        raise CsrwhError(
+            f"the zip would extract to {total:,} bytes, but the file system of {folder} has "
+            f"{free:,} bytes free (less a margin of {FREE_SPACE_MARGIN_BYTES:,}); nothing was "
+            "changed",
+            hint="free space there, or fetch into another data folder (--data-dir)",
+        )
 
 
 # --------------------------------------------------------------------------- manifest + install

@@ -63,6 +63,11 @@ def build_hub_files(src: HubFiles, ctx: Ctx, work: Path) -> Built:
         f"them into {target}/ as {src.layout or 'the upstream layout'}"
         + (f" (save {', '.join(renamed)})" if renamed else "")
     )
+    if ctx.mirror:  # the mirror failed, not the internet
+        hint = (
+            f"the mirror {ctx.mirror} (CSRWH_MIRROR) did not serve the files: check that it "
+            "holds <mirror>/<host>/<path> and is up, or unset CSRWH_MIRROR to fetch from the upstream"
+        )
     source: dict[str, Any] = {
         "kind": "hub_files",
         "homepage": src.homepage,

@@ -16,6 +16,7 @@ import csv as csv_module
 import io
 import json
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from csrwh.errors import CsrwhError
+from csrwh.errors import CsrwhError, damaged_warehouse_error, is_damaged_database
 from csrwh.reading.opener import open_read_only
 
 MART_SCHEMA = "main"
@@ -42,7 +43,13 @@ def connect_read_only(warehouse: Path) -> duckdb.DuckDBPyConnection:
             f"warehouse {warehouse} does not exist",
             hint="build it first: make demo (sample data) or make build (real corpora)",
         )
-    return open_read_only(warehouse, hint="is another build writing it?")
+    try:
+        return open_read_only(warehouse, hint="is another build writing it?")
+    except CsrwhError as exc:
+        cause = str(exc.__cause__ or "")
+        if is_damaged_database(cause):
+            raise damaged_warehouse_error(warehouse, cause) from exc.__cause__
+        raise
 
 
 #: DuckDB settings of the connection user SQL runs on (applied in this order; the last
@@ -120,12 +127,64 @@ def _warehouse_files(warehouse: Path, target: Path) -> bool:
     return target.is_relative_to(build)
 
 
+def _files_under(folder: Path) -> list[Path]:
+    """Every file under ``folder`` (symbolic links not followed into folders)."""
+    found: list[Path] = []
+    for root, _, names in os.walk(folder):
+        found += [Path(root) / name for name in names]
+    return found
+
+
+def protected_inodes(warehouse: Path, data_dir: Path | None) -> dict[tuple[int, int], Path]:
+    """(device, inode) -> path of every file of the warehouse (:func:`_warehouse_files`, its
+    ``.build/`` folder) and of the data folder: what no command may write through."""
+    warehouse = warehouse.resolve()
+    candidates = (
+        [p for p in warehouse.parent.iterdir() if _warehouse_files(warehouse, p)]
+        if warehouse.parent.is_dir()
+        else []
+    )
+    build = warehouse.with_name(warehouse.name + ".build")
+    candidates += _files_under(build) if build.is_dir() else []
+    if data_dir is not None and data_dir.is_dir():
+        candidates += _files_under(data_dir)
+    found: dict[tuple[int, int], Path] = {}
+    for candidate in candidates:
+        try:
+            st = candidate.stat()
+        except OSError:
+            continue
+        found.setdefault((st.st_dev, st.st_ino), candidate)
+    return found
+
+
+def protected_file(
+    target: Path,
+    warehouse: Path,
+    data_dir: Path | None,
+    protected: dict[tuple[int, int], Path] | None = None,
+) -> Path | None:
+    """The file of the warehouse or of the data folder (:func:`protected_inodes`, computed
+    unless given) that ``target`` is by device and inode -- a hard link to it, or a link to
+    one -- else None. Only an existing regular file can be one; a missing ``target`` is None."""
+    try:
+        st = target.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    if protected is None:
+        protected = protected_inodes(warehouse, data_dir)
+    return protected.get((st.st_dev, st.st_ino))
+
+
 def check_output_file(
     path: Path, option: str, warehouse: Path, data_dir: Path | None = None
 ) -> Path:
     """Refuse, in one line, an output file that would destroy data: the warehouse or a file
     kept beside it (:func:`_warehouse_files`), any DuckDB database, a file in the data
-    folder, a directory, or a path under a file. Returns the path as given."""
+    folder, the same file as one of those by device and inode (a hard link,
+    :func:`protected_file`), a directory, or a path under a file. Returns the path as given."""
     target = Path(os.path.abspath(path.expanduser()))
     resolved = target.resolve()  # through symbolic links: a link to the warehouse is the warehouse
     warehouse = warehouse.resolve()
@@ -146,6 +205,14 @@ def check_output_file(
                 hint=hint,
                 exit_code=2,
             )
+    same = protected_file(resolved, warehouse, data_dir)
+    if same is not None:
+        raise CsrwhError(
+            f"{option} {path}: it is the same file (a hard link) as {same}; refusing to "
+            "overwrite it",
+            hint=hint,
+            exit_code=2,
+        )
     if resolved.is_dir():
         raise CsrwhError(
             f"{option} {path}: it is a directory, not a file",
@@ -234,6 +301,8 @@ def run_query(
                 return 0
             frame = relation.pl()
         except duckdb.Error as exc:
+            if is_damaged_database(str(exc)):
+                raise damaged_warehouse_error(warehouse, str(exc)) from exc
             hint = 'check the SQL; list tables with: csrwh sql "show all tables"'
             if isinstance(
                 exc, duckdb.PermissionException

@@ -29,6 +29,13 @@ from ingest.readers.stage import ReadContext, file_reject, rows_to_stage
 from ingest.spec import Format
 
 
+def unreadable_file(f: SourceFile, exc: OSError) -> pa.Table:
+    """The one reject of a file that cannot be read (no permission, an I/O error): the run
+    lands the other files, and reads this one again next time."""
+    reason = exc.strerror or str(exc)
+    return rows_to_stage([file_reject(f.rel, f.sha256, f"cannot read the file: {reason}", None)])
+
+
 def read_unit(ctx: ReadContext, unit: Sequence[SourceFile], datas: Sequence[bytes]) -> pa.Table:
     """The staged records of one load unit: one file, or a batch of whole-file JSON files."""
     first = unit[0]
@@ -72,9 +79,12 @@ class BlockReader:
 
 __all__ = [
     "BlockReader",
+    "file_reject",
     "read_csv",
     "read_json_array",
     "read_json_files",
     "read_lines",
     "read_unit",
+    "rows_to_stage",
+    "unreadable_file",
 ]

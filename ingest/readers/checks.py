@@ -1,5 +1,6 @@
-"""After a reader: a FileSpec's record ``check`` over the staged good records, and the
-precise one-line reject messages (computed in Python for the few rejected records only)."""
+"""After a reader: every staged good record held to the record limits (:mod:`ingest.limits`)
+and to one value per key, a FileSpec's record ``check``, and the precise one-line reject
+messages of the SQL pass (computed in Python for the few rejected records only)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ingest.limits import RecordLimits
 from ingest.readers.stage import strip_bom
 from ingest.spec import CheckContext, Format, RecordCheck
 
@@ -30,17 +32,54 @@ def _one_value_per_key(pairs: list[tuple[str, object]]) -> dict:
     return out
 
 
-def apply_check(stage: pa.Table, check: RecordCheck, state: dict) -> pa.Table:
-    """Run a FileSpec's ``check`` over the staged good records (in stage order); a record it
-    gives a reason for becomes a reject: error = the reason, raw_bytes = its verbatim bytes
-    (kept by the reader, else its source text or payload), nothing of it lands.
+def _record_problem(
+    payload: str,
+    raw: bytes | None,
+    check: RecordCheck | None,
+    ctx: CheckContext,
+    limits: RecordLimits,
+) -> str | None:
+    """Why one staged good record is rejected (size, depth, a key written twice, the check's
+    reason), or None."""
+    reason = limits.size_problem(payload, raw) or limits.depth_problem(payload)
+    if reason:
+        return reason
+    try:
+        record = json.loads(payload, object_pairs_hook=_one_value_per_key)
+    except _KeyWrittenTwice as exc:
+        shown = json.dumps(exc.key, ensure_ascii=False)
+        return (
+            f"key {shown} is written twice in one object (one value per key: JSON "
+            "readers differ on which one wins)"
+        )
+    except RecursionError:
+        return "JSON nested too deeply to check (more than ~1000 levels)"
+    except ValueError as exc:
+        return f"record could not be checked: {exc}"
+    return check(record, ctx) if check is not None else None
 
-    A checked record that writes a key twice in one object, at any depth, is rejected before
-    the check (``key "<key>" is written twice ...``): JSON readers differ on which value wins
-    (Python's ``json`` and Spark's ``from_json`` to a map keep the last; DuckDB's ``from_json``
-    to a ``MAP`` gives NULL), so the two engines would read such a record differently."""
+
+def apply_check(
+    stage: pa.Table,
+    check: RecordCheck | None,
+    state: dict,
+    limits: RecordLimits | None = None,
+) -> pa.Table:
+    """Hold every staged good record (in stage order) to the record limits
+    (:mod:`ingest.limits`: size in bytes, JSON depth) and to one value per key, then run a
+    FileSpec's ``check`` (if any) over it; a record given a reason becomes a reject: error =
+    the reason, raw_bytes = its verbatim bytes (kept by the reader, else its source text or
+    payload), nothing of it lands.
+
+    A record that writes a key twice in one object, at any depth, is rejected
+    (``key "<key>" is written twice ...``): JSON readers differ on which value wins
+    (Python's ``json`` and Spark's ``from_json`` to a map keep the last; DuckDB's
+    ``->>``/``from_json`` the first or NULL), so the two engines would read such a record
+    differently."""
+    limits = limits or RecordLimits()
     errors = stage.column("error").to_pylist()
     payloads = stage.column("payload").to_pylist()
+    raws = stage.column("raw_bytes").to_pylist()
     paths = stage.column("source_path").to_pylist()
     lines = stage.column("line_number").to_pylist()
     indexes = stage.column("record_index").to_pylist()
@@ -48,22 +87,11 @@ def apply_check(stage: pa.Table, check: RecordCheck, state: dict) -> pa.Table:
     for i, (error, payload) in enumerate(zip(errors, payloads)):
         if error is not None or payload is None:
             continue
-        try:
-            record = json.loads(payload, object_pairs_hook=_one_value_per_key)
-        except _KeyWrittenTwice as exc:
-            shown = json.dumps(exc.key, ensure_ascii=False)
-            reason = (
-                f"key {shown} is written twice in one object (one value per key: JSON "
-                "readers differ on which one wins)"
-            )
-        except RecursionError:
-            reason = "JSON nested too deeply to check (more than ~1000 levels)"
-        except ValueError as exc:
-            reason = f"record could not be checked: {exc}"
-        else:
-            reason = check(record, CheckContext(paths[i], lines[i], indexes[i], state))
+        ctx = CheckContext(paths[i], lines[i], indexes[i], state)
+        reason = _record_problem(payload, raws[i], check, ctx, limits)
         if reason:
             new_errors[i] = " ".join(str(reason).split())  # one line
+    del payloads, raws
     rejected = pa.array([new is not None and old is None for new, old in zip(new_errors, errors)])
     text = pc.coalesce(stage.column("source_text"), stage.column("payload"))
     raw = pc.coalesce(stage.column("raw_bytes"), pc.cast(text, pa.large_binary()))

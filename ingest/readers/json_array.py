@@ -64,7 +64,7 @@ def read_json_array(ctx: ReadContext, f: SourceFile, data: bytes) -> pa.Table:
                CASE WHEN error IS NULL THEN {key} END AS record_key,
                CASE WHEN error IS NULL THEN replace(t, {CRLF}, chr(10)) END AS payload,
                NULL::VARCHAR AS source_text, error,
-               CASE WHEN error IS NOT NULL THEN coalesce(raw, encode(t)) END AS raw_bytes,
+               coalesce(raw, encode(t)) AS raw_bytes,
                false AS at_eof
         FROM c
     """

@@ -149,7 +149,7 @@ def read_lines(
         payload = "t"
         source_text = "NULL"
         key = key_expr_json("t", spec.key, f.rel)
-    keep_raw = " OR true" if spec.check is not None else ""  # a checked record may be rejected
+    # every good record may still be rejected (record limits, a key written twice, the check)
     sql = f"""
         WITH d AS (SELECT ln, b, try(decode(b)) AS t0 FROM _csrwh_lines),
         s AS (SELECT ln, b, CASE WHEN ends_with(t0, chr(13)) THEN left(t0, -1) ELSE t0 END AS t FROM d),
@@ -161,7 +161,7 @@ def read_lines(
                CASE WHEN error IS NULL THEN {payload} END AS payload,
                CASE WHEN error IS NULL THEN {source_text} END AS source_text,
                error,
-               CASE WHEN error IS NOT NULL{keep_raw} THEN b END AS raw_bytes,
+               b AS raw_bytes,
                ln = {last_line} AS at_eof
         FROM classified
     """

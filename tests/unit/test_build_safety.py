@@ -168,7 +168,7 @@ def test_a_dead_builds_lock_and_working_file_are_taken_over(site, tmp_path: Path
     assert finish(spawn(args, tmp_path, log)) == 0, log.read_text()
     text = log.read_text()
     assert "took over the lock of build" in text and f"pid {dead.pid}" in text
-    assert "working file of a build that did not finish" in text
+    assert "removed what builds and ingests that did not finish left" in text
     assert sha256(warehouse) == before and leftovers(warehouse) == []
 
 

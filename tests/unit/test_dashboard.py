@@ -215,3 +215,44 @@ def test_corpus_urls_make_one_link_and_no_image() -> None:
     assert "<img" not in rendered and rendered.count("<a ") == 1, rendered
     assert 'href="http://example.org/a%20b%29%20!%5Bt%5D%28http://127.0.0.1:9/leak.png"' in rendered
     assert ui.md_link("x", "javascript:alert(1)") == "x"
+
+
+def _renders_no_link_or_image(values: list[str]) -> list[str]:
+    """The values among ``values`` that CommonMark renders with an image, link or HTML."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark")
+    return [v for v in values if re.search(r"<(img|a|script|h\d)\b", md.render(v))]
+
+
+def test_an_id_holding_markdown_is_shown_as_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A conversation id is text in the browser's heading: an image in it is never fetched."""
+    import duckdb
+
+    hostile = "cosrec:![p](http://127.0.0.1:9999/x.png)"
+    path = make_warehouse(tmp_path / "hostile.duckdb")
+    with duckdb.connect(str(path)) as con:
+        con.execute(
+            "insert into main.conversations select * replace (? as conversation_id) "
+            "from main.conversations where conversation_id = 'cosrec:A'",
+            [hostile],
+        )
+        con.execute(
+            "insert into main.turns select * replace (? as conversation_id) "
+            "from main.turns where conversation_id = 'cosrec:A'",
+            [hostile],
+        )
+    pytest.importorskip("streamlit")
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("CSRWH_WAREHOUSE", str(path))
+    at = AppTest.from_file(str(PAGES_DIR / "conversations.py"), default_timeout=60)
+    at.query_params["conversation"] = hostile
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="browse_open").value == hostile
+    shown = [str(e.value) for e in [*at.subheader, *at.markdown, *at.warning, *at.caption]]
+    assert any(hostile in re.sub(r"\\(.)", r"\1", v) for v in shown)  # the id is on the page...
+    assert _renders_no_link_or_image(shown) == []  # ...as text

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import duckdb
@@ -124,3 +125,29 @@ def test_export_quotes_table_names(tmp_path: Path) -> None:
     written = export_marts(path, tmp_path / "exp")
     assert [p.name for p in written] == ['odd"name.parquet']
     assert pl.read_parquet(written[0])["x"].to_list() == [1]
+
+
+@pytest.mark.parametrize("option", ["csv", "parquet"])
+@pytest.mark.parametrize("victim_of", ["data", "warehouse", "sidecar"])
+def test_sql_refuses_an_output_that_is_a_hard_link_to_a_protected_file(
+    warehouse: Path, tmp_path: Path, option: str, victim_of: str
+) -> None:
+    """An output path outside the warehouse and data folders that is, by device and inode,
+    a file of the data folder or of the warehouse is refused; the file stays byte-identical."""
+    data = tmp_path / "data"
+    (data / "recoreact").mkdir(parents=True)
+    victims = {
+        "data": data / "recoreact" / "ratings.jsonl",
+        "warehouse": warehouse,
+        "sidecar": tmp_path / "wh.evals.duckdb",
+    }
+    victim = victims[victim_of]
+    if not victim.exists():
+        victim.write_bytes(b'{"id": 1}\n' * 7)
+    before = victim.read_bytes()
+    out = tmp_path / "elsewhere" / f"out.{option}"
+    out.parent.mkdir()
+    os.link(victim, out)
+    with pytest.raises(CsrwhError, match="hard link|is the warehouse"):
+        run_query(warehouse, "select 1 as a", data_dir=data, **{option: out})
+    assert victim.read_bytes() == before

@@ -9,6 +9,7 @@ user's file where the report would write stops it, one line, before anything is 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,22 @@ def test_a_report_older_than_the_manifest_is_replaced_by_name(run, tmp_path: Pat
     run(out, "alpha")
     assert (out / "tables" / "alpha.csv").read_text(encoding="utf-8") == "table\nalpha\n"
     assert (out / "tables" / "mine.csv").read_text(encoding="utf-8") == "mine\n"
+
+
+def test_the_report_never_writes_through_a_hard_link(tmp_path: Path) -> None:
+    """The page and the manifest are new files renamed into place: an earlier one that is a
+    hard link to an input file leaves that file as it was."""
+    from csrwh.reading.report import runner
+
+    victim = tmp_path / "data" / "ratings.jsonl"
+    victim.parent.mkdir()
+    victim.write_bytes(b'{"id": 1}\n' * 7)
+    out = tmp_path / "reports"
+    out.mkdir()
+    os.link(victim, out / runner.MANIFEST_NAME)
+    os.link(victim, out / runner.REPORT_NAME)
+    runner._replace_text(out / runner.REPORT_NAME, "<html></html>")
+    runner._write_manifest(out, [runner.REPORT_NAME])
+    assert victim.read_bytes() == b'{"id": 1}\n' * 7
+    assert (out / runner.REPORT_NAME).read_text() == "<html></html>"
+    assert json.loads((out / runner.MANIFEST_NAME).read_text())["files"] == [runner.REPORT_NAME]

@@ -46,7 +46,7 @@ def _watch_warehouse() -> None:
 
 with st.sidebar:
     st.markdown("**Warehouse** (read-only)")
-    st.caption(str(wh.path))
+    st.caption(ui.escape_md(str(wh.path)))
     if wh.exists():
         try:
             with wh.open() as db:
@@ -59,7 +59,7 @@ with st.sidebar:
                 f"build `{info.get('build_id')}`  \nbuilt {str(info.get('built_at'))[:19]} UTC"
             )
             if info.get("data_dir"):
-                st.caption(f"from `{info.get('data_dir')}`")
+                st.caption(f"from {ui.escape_md(info.get('data_dir'))}")
         _watch_warehouse()
 
 navigation.run()

@@ -38,13 +38,13 @@ def reader() -> Iterator[q.Reader]:
             try:
                 yield db
             except duckdb.Error as exc:
-                st.error(f"Query failed: {str(exc).splitlines()[0]}")
+                st.error(f"Query failed: {escape_md(str(exc).splitlines()[0])}")
                 st.caption(
                     "Is the warehouse built by this version of csrwh? Rebuild it with `csrwh build`."
                 )
                 st.stop()
     except CsrwhError as exc:
-        st.error(exc.message)
+        st.error(escape_md(exc.message))
         if exc.hint:
             st.caption(f"Hint: {exc.hint}")
         st.stop()

@@ -4,12 +4,20 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from csrwh.errors import CsrwhError
 from csrwh.reading.export.card import _licence_of, licences_text
-from csrwh.reading.export.layout import MANIFEST
+from csrwh.reading.export.layout import (
+    CARD,
+    CONVERSATIONS,
+    INPUT_FILES,
+    LICENCES,
+    MANIFEST,
+    MARTS_DIR,
+)
 
 # ---------------------------------------------------------------------------------------------
 # the export folder
@@ -37,8 +45,12 @@ def _check_folder(folder: Path, warehouse: Path, option: str) -> list[str] | Non
             f"{what} {folder} is not empty and holds no earlier csrwh export ({MANIFEST})",
             hint=hint,
         )
+    _refuse_protected_files(folder, warehouse, option)
+    text = manifest.read_text(encoding="utf-8", errors="replace")
+    if not text.strip():  # an export stopped while writing it (a full disk)
+        return _own_names(folder)
     try:
-        files = json.loads(manifest.read_text(encoding="utf-8"))["files"]
+        files = json.loads(text)["files"]
         if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
             raise TypeError
     except (ValueError, KeyError, TypeError):
@@ -47,6 +59,50 @@ def _check_folder(folder: Path, warehouse: Path, option: str) -> list[str] | Non
             hint=f"remove the folder, or choose another {option}",
         ) from None
     return files
+
+
+def _own_names(folder: Path) -> list[str]:
+    """The files of ``folder`` at the names an export writes (card, licences, input files,
+    conversation records, marts, TREC files): an earlier export's, when its manifest is empty
+    because it stopped while writing it."""
+    names = {CARD, LICENCES, INPUT_FILES, CONVERSATIONS + ".jsonl"}
+    folders = (CONVERSATIONS, MARTS_DIR, "trec")
+    return sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if (p.is_file() or p.is_symlink())
+        and (p.relative_to(folder).as_posix() in names or p.relative_to(folder).parts[0] in folders)
+    )
+
+
+def _refuse_protected_files(folder: Path, warehouse: Path, option: str) -> None:
+    """Refuse a folder holding a file that is, by device and inode, a file of the warehouse or
+    of the data folder (a hard link): an export writing that name would overwrite it."""
+    from csrwh.config import resolve_data_dir
+    from csrwh.reading.query import protected_file, protected_inodes
+
+    data_dir = resolve_data_dir(None)
+    protected = protected_inodes(warehouse, data_dir)
+    for path in folder.rglob("*"):
+        same = (
+            protected_file(path, warehouse, data_dir, protected) if not path.is_symlink() else None
+        )
+        if same is not None:
+            raise CsrwhError(
+                f"{option} {folder}: {path.name} in it is the same file (a hard link) as {same}; "
+                "refusing to write there",
+                hint=f"remove {path}, or choose another {option}",
+            )
+
+
+def snapshot(folder: Path) -> dict[Path, tuple[int, int, int]]:
+    """Every file under ``folder`` with its (inode, size, mtime): what an export found there."""
+    found = {}
+    for path in folder.rglob("*"):
+        if path.is_file():
+            st = path.stat()
+            found[path] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    return found
 
 
 def _prepare_folder(out: Path, files: list[str] | None) -> None:
@@ -66,21 +122,33 @@ def _prepare_folder(out: Path, files: list[str] | None) -> None:
     for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
-    (out / MANIFEST).unlink()
+    # the manifest stays until this export's replaces it (:func:`_write_manifest`): an export
+    # that stops before then leaves a folder the next one still recognises
 
 
 def _write_manifest(
-    out: Path, before: set[Path], build: dict[str, Any], output_format: str
+    out: Path, before: dict[Path, tuple[int, int, int]], build: dict[str, Any], output_format: str
 ) -> None:
-    """List every file this export wrote (all files now in ``out`` that were not there before),
-    so that the next export into ``out`` removes exactly them; also after a failed export."""
+    """List every file this export wrote (all files now in ``out`` that were not there before,
+    or were rewritten: see :func:`snapshot`), so that the next export into ``out`` removes
+    exactly them; also after a failed export. Written last, atomically: a temporary file
+    renamed over the manifest, so a full disk or a kill leaves the earlier manifest whole."""
+    temporary = out / (MANIFEST + ".tmp")
+    now = snapshot(out)
     written = sorted(
         _rel(p, out)
-        for p in out.rglob("*")
-        if p.is_file() and p not in before and p.name != MANIFEST
+        for p, stamp in now.items()
+        if before.get(p) != stamp and p.name != MANIFEST and p != temporary
     )
     manifest = {"build_id": build.get("build_id"), "format": output_format, "files": written}
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    try:
+        with open(temporary, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(manifest, indent=1) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temporary, out / MANIFEST)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _within(path: Path, folder: Path) -> bool:

@@ -16,6 +16,7 @@ from csrwh.reading.export.folder import (
     _write_input_files,
     _write_licences,
     _write_manifest,
+    snapshot,
 )
 from csrwh.reading.export.layout import (
     CARD,
@@ -111,8 +112,8 @@ def export(
         _prepare_folder(out, earlier)
         if trec_apart:
             _prepare_folder(Path(trec_dir), earlier_trec)
-            before_trec = {p for p in Path(trec_dir).rglob("*") if p.is_file()}
-        before = {p for p in out.rglob("*") if p.is_file()}
+            before_trec = snapshot(Path(trec_dir))
+        before = snapshot(out)
         try:
             table = _conversations_table(con, corpora)
             trec_files = (
@@ -171,30 +172,32 @@ def export(
         with open(path, encoding="utf-8") as fh:
             row_counts[_rel(path, out)] = sum(1 for _ in fh)
     card = out / CARD
-    card.write_text(
-        dataset_card(
-            output_format=output_format,
-            corpora=wanted,
-            n_conversations=table.num_rows,
-            conversation_counts=conversation_counts,
-            subset_counts=subset_counts,
-            row_counts=row_counts,
-            conversation_columns=[(f.name, str(f.type)) for f in table.schema],
-            conversation_files=[_rel(p, out) for p in conversation_files],
-            marts={p.stem: _rel(p, out) for p in mart_paths},
-            mart_docs=mart_docs,
-            corpus_rows=corpus_rows,
-            n_input_files=len(input_files),
-            build=build,
-            languages=languages,
-            trec_files=[_rel(p, out) for p in inside],
-            left_out=sorted(set(mart_docs) - {p.stem for p in mart_paths}),
-            folder=out.as_posix(),
-        ),
-        encoding="utf-8",
-    )
-    _write_licences(out / LICENCES, corpus_rows, wanted, subset_counts)
-    _write_manifest(out, before, build, output_format)
+    try:
+        card.write_text(
+            dataset_card(
+                output_format=output_format,
+                corpora=wanted,
+                n_conversations=table.num_rows,
+                conversation_counts=conversation_counts,
+                subset_counts=subset_counts,
+                row_counts=row_counts,
+                conversation_columns=[(f.name, str(f.type)) for f in table.schema],
+                conversation_files=[_rel(p, out) for p in conversation_files],
+                marts={p.stem: _rel(p, out) for p in mart_paths},
+                mart_docs=mart_docs,
+                corpus_rows=corpus_rows,
+                n_input_files=len(input_files),
+                build=build,
+                languages=languages,
+                trec_files=[_rel(p, out) for p in inside],
+                left_out=sorted(set(mart_docs) - {p.stem for p in mart_paths}),
+                folder=out.as_posix(),
+            ),
+            encoding="utf-8",
+        )
+        _write_licences(out / LICENCES, corpus_rows, wanted, subset_counts)
+    finally:  # last, also when the card or licences fail
+        _write_manifest(out, before, build, output_format)
     return ExportResult(
         out=out,
         format=output_format,

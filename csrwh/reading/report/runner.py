@@ -166,7 +166,7 @@ def build_report(
         t_write = time.perf_counter()
         report = out_dir / REPORT_NAME
         written = _publish_tables(staging, tables, owned)
-        report.write_text(_page(bodies, toc), encoding="utf-8")
+        _replace_text(report, _page(bodies, toc))
         _write_manifest(out_dir, [REPORT_NAME, *written])
         spent["write"] = time.perf_counter() - t_write
         if profile is not None:
@@ -274,10 +274,22 @@ def _publish_tables(staging: Path, tables: Path, owned: set[str]) -> list[str]:
     return names
 
 
+def _replace_text(path: Path, text: str) -> None:
+    """Write ``path`` as a new file renamed over the old one, never through it: an earlier
+    file there that is a hard link to another file (an input, the warehouse) leaves that one
+    untouched, and a full disk leaves the earlier file whole."""
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
 def _write_manifest(out_dir: Path, files: Sequence[str]) -> None:
     """Record what this report wrote, so the next run replaces exactly those files."""
     text = json.dumps({"written_by": "csrwh report", "files": sorted(files)}, indent=1) + "\n"
-    (out_dir / MANIFEST_NAME).write_text(text, encoding="utf-8")
+    _replace_text(out_dir / MANIFEST_NAME, text)
 
 
 class _CellClock:

@@ -28,7 +28,7 @@ with ui.reader() as db:
 
 ranked = board[board["battles"] > 0]
 if ranked.empty:
-    st.info(f"No battles in the {environment} environment.")
+    st.info(f"No battles in the {ui.escape_md(environment)} environment.")
     st.stop()
 leader = ranked.iloc[0]
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])

@@ -73,7 +73,7 @@ with ui.reader() as db:
     )
     header = q.conversation(db, chosen)
     if header is None:
-        st.warning(f"Conversation {chosen} is not in this warehouse.")
+        st.warning(f"Conversation {ui.escape_md(chosen)} is not in this warehouse.")
         st.stop()
     turns = q.conversation_turns(db, chosen)
     intents = q.conversation_intents(db, chosen)
@@ -82,7 +82,7 @@ with ui.reader() as db:
     votes = q.conversation_votes(db, chosen) if header["corpus"] == "crsarena" else pd.DataFrame()
 
 st.divider()
-st.subheader(chosen)
+st.subheader(ui.escape_md(chosen))  # an id is text: no Markdown from the corpus
 st.markdown(
     " · ".join(
         part

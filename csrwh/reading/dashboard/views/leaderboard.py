@@ -51,7 +51,7 @@ try:
         picked = st.selectbox("Per-topic values of", runs, key="evals_run") if runs else None
         topics = q.eval_topic_scores(evals, picked, kind) if picked else None
 except CsrwhError as exc:  # e.g. `csrwh eval --save` is writing it right now
-    st.error(exc.message)
+    st.error(ui.escape_md(exc.message))
     st.caption("Is `csrwh eval --save` writing it right now? Reload in a moment.")
     st.stop()
 
@@ -93,7 +93,7 @@ if (table["this build"] == "no").any():
     )
 
 if topics is not None and not topics.empty:
-    st.subheader(f"Per topic: {picked}")
+    st.subheader(f"Per topic: {ui.escape_md(picked)}")
     per_topic = topics.pivot_table(
         index="topic_id", columns="measure", values="value", aggfunc="first"
     )

@@ -81,7 +81,7 @@ st.dataframe(
 
 left, right = st.columns(2)
 with left:
-    st.subheader(f"{aspect}: values given")
+    st.subheader(f"{ui.escape_md(aspect)}: values given")
     st.altair_chart(
         alt.Chart(distribution)
         .mark_bar()
@@ -95,7 +95,7 @@ with left:
         width="stretch",
     )
 with right:
-    st.subheader(f"{aspect} by conversation length")
+    st.subheader(f"{ui.escape_md(aspect)} by conversation length")
     if by_length.empty:
         st.info(
             "No conversation-level ratings of this aspect (`quality_by_length` has no rows for it)."

@@ -69,7 +69,7 @@ with st.expander("Per search engine"):
     )
 
 st.divider()
-st.subheader(f"{row['conversation_id']} · turn {ui.fmt_int(turn_index)}")
+st.subheader(f"{ui.escape_md(row['conversation_id'])} · turn {ui.fmt_int(turn_index)}")
 link = f"./conversations?conversation={quote(row['conversation_id'])}"
 st.markdown(f"[Open the conversation in the browser]({link})")
 if not trail["turn"].empty:
