@@ -182,6 +182,10 @@ def test_warnings_are_a_short_reviewed_list() -> None:
         "conversations:conversations_with_one_role_only",
         "turns:empty_text_turns",
         "turns:repetitive_conversations",
+        # the public corpora's turn distributions, reported per own corpus (custom/<name>)
+        "turns:own_corpus_user_turn_share_unusual",
+        "turns:own_corpus_empty_text_share_large",
+        "turns:own_corpus_duplicate_text_share_large",
         "ratings:cosrec_four_or_five_raters",
         "turns:text_turns_have_text",
         "votes:dialogue_a_linked",
