@@ -38,7 +38,7 @@ from ingest.errors import CsrwhError
 from ingest.spec import CorpusSpec
 from ingest.summary import CorpusStats, IngestSummary
 
-__all__ = ["CorpusStats", "IngestSummary", "run_ingest"]
+__all__ = ["CorpusStats", "IngestSummary", "print_summary", "reject_lines", "run_ingest"]
 
 NO_DATA_HINT = (
     "write synthetic corpora with `csrwh sample --out data/sample` (then ingest with "
@@ -126,6 +126,28 @@ def run_ingest(
     return summary
 
 
+def reject_lines(summary: IngestSummary) -> list[str]:
+    """This run's rejects, one line each: file, line and reason of the first
+    :data:`~ingest.summary.REJECTS_LISTED`, then how many more there are."""
+    out = []
+    for path, line, reason in summary.rejects:
+        where = f"{path} line {line}" if line is not None else path
+        out.append(f"{where}: {' '.join(str(reason).split())}")
+    more = summary.records_rejected - len(summary.rejects)
+    if more > 0:
+        out.append(f"… and {more} more rejected record(s) (all in raw.rejected_records)")
+    return out
+
+
+def print_rejects(summary: IngestSummary, console: Console) -> None:
+    """Each new reject's file, line and reason (the first 20, then a count), on ``console``."""
+    lines = reject_lines(summary)
+    if lines:
+        console.print("[red]rejected records[/red] (file, line, reason):")
+    for line in lines:
+        console.print(f"  {escape(line)}", soft_wrap=True)
+
+
 def print_summary(summary: IngestSummary, console: Console | None = None) -> None:
     """The end-of-run table (per corpus) and the files with rejects, on stderr."""
     console = console or Console(stderr=True)
@@ -160,6 +182,7 @@ def print_summary(summary: IngestSummary, console: Console | None = None) -> Non
         console.print("[red]files with rejected records[/red] (see raw.rejected_records):")
         for path, n in sorted(summary.rejected_files.items()):
             console.print(f"  {escape(path)}: {n}")
+        print_rejects(summary, console)
     earlier = summary.rejected_outstanding - summary.records_rejected
     if earlier > 0:
         console.print(

@@ -40,7 +40,7 @@ from ingest.readers.checks import apply_check, refine_error
 from ingest.readers.stage import ReadContext
 from ingest.schema import ensure_schema
 from ingest.spec import CorpusSpec, FileSpec, Format
-from ingest.summary import CorpusStats, IngestSummary
+from ingest.summary import REJECTS_LISTED, CorpusStats, IngestSummary
 from ingest.write import delete_files, insert_rows, insert_stage
 
 #: discovery warnings are logged where discover() logs its own (logger ``ingest.discover``)
@@ -258,6 +258,7 @@ class Ingestor:
         s = self.summary
         s.files_loaded = s.files_removed = s.records_loaded = s.records_rejected = 0
         s.rejected_files = {}
+        s.rejects = []
         for c in s.per_corpus.values():
             c.files_loaded = c.files_removed = c.records_loaded = c.records_rejected = 0
 
@@ -355,6 +356,9 @@ class Ingestor:
                 rejected.extend(stage_rejected)
             for p, rec_index, line, error, raw, sha, at_eof in rejected:
                 raw = bytes(raw) if raw is not None else None
+                reason = refine_error(error, raw, bool(at_eof), spec.format)
+                if len(self.summary.rejects) < REJECTS_LISTED:
+                    self.summary.rejects.append((f"{corpus.folder}/{p}", line, reason))
                 reject_rows.append(
                     {
                         "batch_id": self.batch_id,
@@ -363,7 +367,7 @@ class Ingestor:
                         "source_path": p,
                         "record_index": rec_index,
                         "line_number": line,
-                        "error": refine_error(error, raw, bool(at_eof), spec.format),
+                        "error": reason,
                         "raw_text": raw.decode("utf-8", "replace") if raw is not None else None,
                         "raw_bytes": raw,
                         "file_sha256": sha,

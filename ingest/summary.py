@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: how many of a run's rejects the summary keeps (and prints) with their file, line and reason
+REJECTS_LISTED = 20
+
 
 @dataclass
 class CorpusStats:
@@ -26,6 +29,9 @@ class IngestSummary:
     records_loaded: int = 0
     records_rejected: int = 0
     rejected_files: dict[str, int] = field(default_factory=dict)  # "<corpus folder>/<path>" -> n
+    #: the first :data:`REJECTS_LISTED` rejects of this run, in landing order:
+    #: ("<corpus folder>/<path>", line number or None, reason)
+    rejects: list[tuple[str, int | None, str]] = field(default_factory=list)
     missing_corpora: list[str] = field(default_factory=list)
     per_corpus: dict[str, CorpusStats] = field(default_factory=dict)
     ignored_files: list[str] = field(default_factory=list)  # "<corpus folder>/<path>"
@@ -39,4 +45,4 @@ class IngestSummary:
     timings: dict[str, float] = field(default_factory=dict)  # phase -> seconds (benchmarks)
 
 
-__all__ = ["CorpusStats", "IngestSummary"]
+__all__ = ["REJECTS_LISTED", "CorpusStats", "IngestSummary"]

@@ -38,7 +38,7 @@ import matplotlib.pyplot as plt
 
 con = R.connect()
 PRESENT = R.present_corpora(con)
-NAMES = R.CORPUS_NAMES
+NAMES = R.ALL_CORPUS_NAMES | R.corpus_names(PRESENT)  # the registry's, own corpora too
 CORPORA = [c for c in NAMES if c in PRESENT]  # fixed display order
 PALETTE = ["#2f5d8a", "#c0504d", "#4f8a3c", "#8064a2", "#d08a1e", "#3f8f8f", "#8a6d3b"]
 COLORS = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(NAMES)}  # any number of corpora
@@ -59,14 +59,7 @@ R.show_provenance(con)
 # counts as a word) and the share of conversations with intent labels or ratings.
 
 # %%
-absent = [NAMES[c] for c in NAMES if c not in PRESENT]
-R.show_html(
-    "<p>Corpora in this warehouse: <strong>"
-    + ", ".join(f"{NAMES[c]} ({', '.join(PRESENT[c])})" for c in CORPORA)
-    + "</strong>."
-    + (f" Not present: {', '.join(absent)} (their sections say so)." if absent else "")
-    + "</p>"
-)
+R.show_html(R.corpora_html(PRESENT))
 overview = q("select * from corpus_stats order by corpus, subset")
 R.write_table(overview, "corpus_overview")
 R.show_table(
@@ -351,9 +344,9 @@ R.show_table(
     rating_summary, decimals={"scale_min": 0, "scale_max": 0, "mean_value": 3, "mean_normalized": 3}
 )
 
-if not rating_dist.is_empty():
-    cmap = matplotlib.colormaps["RdYlGn"]
-    rated = [c for c in CORPORA if c in set(rating_dist["corpus"].to_list())]
+rated = [c for c in CORPORA if c in set(rating_dist["corpus"].to_list())]
+if rated:
+    cmap = matplotlib.colormaps["RdYlGn"].with_extremes(bad="#b0b0b0")  # grey: no scale
     groups = {
         c: rating_summary.filter(pl.col("corpus") == c)
         .select("rater_kind", "aspect")
@@ -381,10 +374,11 @@ if not rating_dist.is_empty():
                 & (pl.col("rater_kind") == kind)
                 & (pl.col("aspect") == aspect)
             ).row(0, named=True)
-            span = (scale["scale_max"] - scale["scale_min"]) or 1
+            low, high = scale["scale_min"], scale["scale_max"]  # None: an unscaled aspect (grey)
+            span = (high - low if low is not None and high is not None else 0) or 1
             norm = (
                 part["value"].cast(pl.Float64).fill_null(float("nan")).to_numpy()
-                - scale["scale_min"]
+                - (low if low is not None else float("nan"))
             ) / span
             shares = part["share"].to_numpy()
             lefts = np.concatenate([[0.0], np.cumsum(shares)[:-1]])

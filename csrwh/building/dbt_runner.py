@@ -53,6 +53,8 @@ class DbtOutcome:
     n_nodes: int = 0
     failures: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # tests that failed: (test unique_id, compiled SQL), to show their rows (failing_rows.py)
+    failed_tests: list[tuple[str, str]] = field(default_factory=list)
     # open_vocabulary tests that warned: (test unique_id, vocabulary name, compiled SQL)
     open_vocabulary_warnings: list[tuple[str, str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
@@ -385,6 +387,9 @@ def run_dbt(
         outcome.timings[name] = float(getattr(node_result, "execution_time", 0.0) or 0.0)
         if status in ("error", "fail", "runtime error"):
             outcome.failures.append(failure_line(name, node_result))
+            compiled = getattr(node, "compiled_code", None)
+            if status == "fail" and compiled:
+                outcome.failed_tests.append((name, compiled))
         elif status == "warn":
             outcome.warnings.append(f"{name}: {getattr(node_result, 'message', '')}")
             metadata = getattr(node, "test_metadata", None)

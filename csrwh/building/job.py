@@ -237,7 +237,12 @@ class _Build(_DbtState, _Checks):
         result.seconds["dbt"] = time.perf_counter() - step
         failures: list[str] = []
         if not outcome.success:
-            failures.extend(outcome.failures or [f"dbt build failed (see {outcome.log_file})"])
+            from csrwh.building.failing_rows import with_rows
+
+            failures.extend(
+                with_rows(work, outcome.failures, outcome.failed_tests)
+                or [f"dbt build failed (see {outcome.log_file})"]
+            )
 
         if not failures and published_state is not None:
             marts = _volumes(

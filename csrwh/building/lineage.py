@@ -25,10 +25,11 @@ from pathlib import Path
 
 import yaml
 
+from csrwh import dq_results
 from csrwh.building.dbt_sources import YAML_LOADER, by_source_ref, raw_tables
 from csrwh.config import PROJECT_ROOT
 
-SUITE = "lineage_completeness"
+SUITE = dq_results.LINEAGE_SUITE
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SOURCE_REF = re.compile(
     r"source\(\s*['\"]([A-Za-z0-9_]+)['\"]\s*,\s*['\"]([A-Za-z0-9_]+)['\"]\s*\)"

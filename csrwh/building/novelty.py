@@ -15,11 +15,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from csrwh import dq_results
 from csrwh.building import lineage
 from csrwh.building.dbt_runner import DbtOutcome
 from csrwh.building.gate.run import ExpectationOutcome, ValidationReport, record_results
 
-OPEN_VOCABULARY = "open_vocabulary"
+OPEN_VOCABULARY = dq_results.OPEN_VOCABULARY_SUITE
 
 
 def lineage_outcomes(

@@ -190,13 +190,14 @@ def _record_volumes(
     import datetime as dt
 
     from csrwh.building.gate.run import ExpectationOutcome, ValidationReport, record_results
+    from csrwh.dq_results import VOLUME_SUITE
 
     if not volumes:
         return
     pct = f"{volumes[0].max_shrink:.0%}"
     outcomes = [
         ExpectationOutcome(
-            suite="volume",
+            suite=VOLUME_SUITE,
             table=v.table,
             expectation=f"shrinks_at_most_{pct.rstrip('%')}_percent",
             expectation_type="csrwh_volume_against_published",

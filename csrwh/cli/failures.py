@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
+import traceback
 
 import typer
 from rich.markup import escape
+from rich.text import Text
 
 from csrwh.cli.options import console
 from csrwh.errors import CsrwhError
@@ -100,7 +103,24 @@ def _os_error(exc: OSError) -> CsrwhError | None:
     return None
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _cause_traceback(exc: CsrwhError) -> None:
+    """With CSRWH_DEBUG set, the traceback of what caused ``exc`` (e.g. a report notebook's
+    failing cell), on stderr; its colour codes only on a terminal."""
+    cause = exc.__cause__
+    if not os.environ.get("CSRWH_DEBUG") or cause is None:
+        return
+    text = "".join(traceback.format_exception(cause))
+    if console.is_terminal:
+        console.print(Text.from_ansi(text))
+    else:
+        console.print(_ANSI.sub("", text), markup=False, highlight=False, soft_wrap=True)
+
+
 def _report(exc: CsrwhError) -> None:
+    _cause_traceback(exc)
 
     console.print(f"[red]error:[/red] {escape(exc.message)}", soft_wrap=True)
     if exc.hint:

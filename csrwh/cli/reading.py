@@ -36,7 +36,10 @@ def dashboard(
 def sql(
     query: str = typer.Argument(..., help="SQL to run against the warehouse (read-only)."),
     csv: Path | None = typer.Option(
-        None, "--csv", help="Write the result to this CSV file ('-': standard output)."
+        None,
+        "--csv",
+        help="Write the result to this CSV file ('-': standard output); "
+        "BLOB columns are written as lowercase hex.",
     ),
     parquet: Path | None = typer.Option(
         None, "--parquet", help="Write the result to this Parquet file."
@@ -46,7 +49,8 @@ def sql(
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
     """Run a query against the warehouse; print a table (plain CSV when piped) or write
-    CSV/Parquet (never over the warehouse, its files, the data folder or a directory)."""
+    CSV/Parquet (never over the warehouse, its files, the data folder or a directory). In CSV,
+    BLOB columns (e.g. raw.rejected_records.raw_bytes) are lowercase hex."""
     from csrwh.reading.query import run_query
 
     run_query(

@@ -238,7 +238,11 @@ def check_output_file(
 
 
 def _csv_text(frame: pl.DataFrame) -> str:
-    """``frame`` as CSV; nested values (lists, structs) as JSON text in their cell."""
+    """``frame`` as CSV; BLOB values as lowercase hex (``raw.rejected_records.raw_bytes``),
+    nested values (lists, structs) as JSON text in their cell."""
+    blobs = [name for name, dtype in frame.schema.items() if dtype == pl.Binary]
+    if blobs:
+        frame = frame.with_columns(pl.col(blobs).bin.encode("hex"))
     if not any(dtype.is_nested() or dtype == pl.Object for dtype in frame.dtypes):
         return frame.write_csv()
     out = io.StringIO()

@@ -108,3 +108,30 @@ def test_rejected_records_summary_counts_raw_rejected_records(
         (c, t, n)
         for c, t, n in shown[["corpus", "table_name", "n_rejected"]].itertuples(index=False)
     )
+
+
+def test_data_health_counts_the_expectations_and_suites_validate_counts(
+    sample_warehouse: Path, tmp_path: Path
+) -> None:
+    """The page's "N expectations in M suites" of a build's run are what the build and
+    ``csrwh validate`` print: GX outcomes only, the build's own checks (here the lineage rows
+    the build recorded under the same run id) counted apart."""
+    import shutil
+
+    from csrwh.building.gate.run import gate, validate
+
+    copy = tmp_path / "csr.duckdb"
+    shutil.copy2(sample_warehouse, copy)
+    with duckdb.connect(str(copy), read_only=True) as con:
+        (build_id,) = con.execute("select build_id from build_info").fetchone()
+        checks = con.execute(
+            "select count(*) from dq_results where run_id = ? and suite in "
+            "('volume', 'open_vocabulary', 'lineage_completeness')",
+            [build_id],
+        ).fetchone()[0]
+    gate(copy, build_id)  # what `csrwh build` runs, recorded under the build's run id
+    report = validate(copy, run_id="count", data_docs_dir=None, record=False)
+    with q.Warehouse(copy).open() as db:
+        run = q.dq_runs(db).set_index("run_id").loc[build_id]
+    assert (run["n_expectations"], run["n_suites"]) == (len(report.outcomes), len(report.suites))
+    assert checks > 0 and run["n_build_checks"] == checks

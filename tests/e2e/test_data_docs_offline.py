@@ -10,6 +10,7 @@ current folder, so two warehouses keep their own.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -122,3 +123,34 @@ def test_each_warehouse_keeps_its_own_data_docs(
     assert second.is_file()
     assert "B1" in first.read_text(encoding="utf-8"), "the first warehouse's docs were replaced"
     assert not (tmp_path / "reports").exists(), "Data Docs written into the current folder"
+
+
+_LOCAL = re.compile(r"""<(?:link|script|img)\b[^>]*\b(?:href|src)\s*=\s*["']([^"']+)["']""")
+_CSS_URL = re.compile(r"""url\(\s*["']?([^"')]+)""")
+_SCHEME = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|#|//)", re.IGNORECASE)  # data:, https:, #frag
+
+
+def test_every_file_a_page_or_stylesheet_loads_is_in_the_folder(warehouse: Path) -> None:
+    """No load from another host, stylesheets included (GX's navbar logo), and no local link to
+    a missing file (GX's favicon.ico, linked a folder too high on validation pages)."""
+    report = validate(warehouse, run_id="local", suites=SUITES, record=False)
+    docs = report.data_docs_index.parent
+    pages = sorted(docs.rglob("*.html"))
+    assert any("validations" in p.parts for p in pages)
+    missing, remote = [], []
+    vendor = docs / data_docs.VENDOR  # npm's stylesheets name font fallbacks not vendored
+    sheets = [p for p in sorted(docs.rglob("*.css")) if vendor not in p.parents]
+    for path in pages + sheets:
+        pattern = _CSS_URL if path.suffix == ".css" else _LOCAL
+        for link in pattern.findall(path.read_text(encoding="utf-8")):
+            if re.match(r"(?:https?:)?//", link, re.IGNORECASE):
+                remote.append((str(path.relative_to(docs)), link))
+            if _SCHEME.match(link):
+                continue
+            target = (path.parent / link.split("?")[0].split("#")[0]).resolve()
+            if not target.is_file():
+                missing.append((str(path.relative_to(docs)), link))
+    assert remote == [], remote
+    assert missing == [], missing
+    icons = [p for p in pages if 'rel="shortcut icon"' in p.read_text(encoding="utf-8")]
+    assert len(icons) == len(pages)  # every page's favicon link was checked above

@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from csrwh.building.dbt_runner import dbt_target_path, run_dbt
+from csrwh.building.failing_rows import with_rows
 from csrwh.config import PROJECT_ROOT
 
 ONE_ROW = "rowid = (select min(rowid) from main.{table}{where})"
@@ -201,6 +202,11 @@ def test_every_folded_family_fails_on_bad_data_naming_the_column(
     assert not outcome.success
     failed = {line.split(":", 1)[0].split(".")[2] for line in outcome.failures}
     assert failed == set(tests), sorted(set(tests) ^ failed)
+    # the build's failure lines show each failed test's first rows (rule, column, value)
+    lines = with_rows(corrupted, outcome.failures, outcome.failed_tests)
+    (bot,) = [x for x in lines if ".rules_turns." in x]
+    assert "first failing rows: rule=" in bot
+    assert "rule=accepted_values_by_column, detail=role = bot, n_rows=" in bot
     for name, _, named in CORRUPTIONS:
         rows = _failing_rows(corrupted, name)
         if named.startswith("('"):  # a model_rules test: its rows name the family and the text

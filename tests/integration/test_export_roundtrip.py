@@ -6,7 +6,8 @@ list) are written to ``custom/<corpus>/conversations.jsonl`` of a new data folde
 ``csrwh build``. Every conversation, turn (role, text, order), rating (aspect, value, raw text,
 rater, comment) and turn label (label, annotator, primary) comes back identical, under the
 own-corpus ids: ``custom:<corpus>/<conversation_id>``, subsets ``<corpus>/<subset>``, users and
-raters ``custom:<corpus>/<id>``. Done for the generated sample (every corpus it has) and for the
+raters ``custom:<corpus>/<id>``; each rating on its scale, normalised alike (the export's
+``corpora/<corpus>/corpus.json`` is copied beside its records). Done for the generated sample (every corpus it has) and for the
 real corpora in ../shared/corpora. A turn without text (NULL) is exported as "" (the
 chat-template ``content`` is a string) and comes back as "".
 """
@@ -44,6 +45,9 @@ def own_corpus_from_export(warehouse: Path, root: Path) -> tuple[Path, dict[str,
     finally:
         for handle in files.values():
             handle.close()  # type: ignore[attr-defined]
+    for corpus in counts:  # the export's description of each corpus: scales, licence, ...
+        described = exported / "corpora" / corpus / "corpus.json"
+        (data / "custom" / corpus / "corpus.json").write_bytes(described.read_bytes())
     return data, counts
 
 
@@ -67,9 +71,10 @@ COMPARED = {
     "ratings": (
         """select 'custom:' || corpus || '/' || conversation_id, turn_index, aspect, value, raw_value,
             rater_kind, case when rater_id is not null then 'custom:' || corpus || '/' || rater_id end,
-            comment
+            comment, scale_min, scale_max, higher_is_better, value_normalized
         from original.main.ratings""",
-        """select conversation_id, turn_index, aspect, value, raw_value, rater_kind, rater_id, comment
+        """select conversation_id, turn_index, aspect, value, raw_value, rater_kind, rater_id, comment,
+            scale_min, scale_max, higher_is_better, value_normalized
         from rebuilt.main.ratings""",
     ),
     "intents": (

@@ -154,7 +154,9 @@ insert into main.dq_results values
  ('r1','2026-01-01 10:00','ratings','main.ratings','in_range','t','critical',false,'3',null,null,''),
  ('r2','2026-01-02 10:00','conversations','main.conversations','unique_id','t','critical',true,'0',null,null,''),
  ('r2','2026-01-02 10:00','ratings','main.ratings','in_range','t','critical',true,'0',null,null,''),
- ('r2','2026-01-02 10:00','votes','main.votes','feedback_present','t','warning',false,'0.4',null,null,'');
+ ('r2','2026-01-02 10:00','votes','main.votes','feedback_present','t','warning',false,'0.4',null,null,''),
+ ('r2','2026-01-02 10:00','lineage_completeness','raw.x','$.a','lineage','warning',false,'1',null,null,''),
+ ('r2','2026-01-02 10:00','open_vocabulary','main.turns','role','open_vocabulary','warning',true,'0',null,null,'');
 """
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import duckdb
 import pytest
 from dashboard_warehouse import make_warehouse
 
@@ -121,6 +122,27 @@ def test_conversation_page_searches_and_opens(
     # the Markdown source, its backslash escapes (corpus text is escaped) resolved as rendered
     text = re.sub(r"\\(.)", r"\1", " ".join(str(m.value) for m in at.markdown))
     assert "crowd_1: search" in text and "request/search" in text
+
+
+def test_a_long_message_is_cut_with_a_toggle_to_see_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = make_warehouse(tmp_path / "long.duckdb")
+    long_text = ("word " * 1_000_000).strip()  # 5 MB
+    with duckdb.connect(str(path)) as con:
+        con.execute(
+            "update main.turns set text = ? where conversation_id = 'convsearch:10' "
+            "and turn_index = 0",
+            [long_text],
+        )
+    at = _run_page("conversations.py", path, monkeypatch)
+    assert at.selectbox(key="browse_open").value == "convsearch:10"
+    shown = max((t.value for t in at.text), key=len)
+    assert len(shown) < len(long_text) / 100 and long_text.startswith(shown[:-2])
+    (toggle,) = [t for t in at.toggle if "Show the whole text" in t.label]
+    assert f"({len(long_text):,} characters)" in toggle.label
+    toggle.set_value(True).run()
+    assert max(len(t.value) for t in at.text) == len(long_text)
 
 
 def test_conversation_deep_link_opens_and_search_replaces_it(

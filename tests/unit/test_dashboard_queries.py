@@ -381,6 +381,8 @@ def test_dq_results_runs_newest_first_and_failures_first(tmp_path: Path) -> None
             r2["n_critical_failed"],
             r2["n_other_failed"],
         ) == (3, 2, 0, 1)
+        # the build's own checks are not expectations: counted apart, as the build counts them
+        assert (r2["n_suites"], r2["n_build_checks"], r2["n_build_checks_failed"]) == (3, 2, 1)
         r1 = runs.iloc[1]
         assert (r1["n_critical_failed"], r1["n_suites"]) == (1, 2)
         results = q.dq_results(db, "r1")

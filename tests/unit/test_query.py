@@ -37,6 +37,25 @@ def test_sql_writes_csv_and_parquet(warehouse: Path, tmp_path: Path) -> None:
     assert pl.read_parquet(parquet_path).height == 3
 
 
+def test_sql_writes_blob_columns_as_hex_to_a_file_and_piped(
+    warehouse: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A BLOB column (raw.rejected_records.raw_bytes) is lowercase hex in CSV, beside nested
+    values: to a file, to standard output and printed off a terminal."""
+    query = (
+        "select 1 as n, '\\xFF\\x00ab'::blob as raw_bytes, [1, 2] as xs "
+        "union all select 2, null, []"
+    )
+    csv_path = tmp_path / "blob.csv"
+    run_query(warehouse, query + " order by n", csv=csv_path)
+    assert csv_path.read_text("utf-8") == 'n,raw_bytes,xs\n1,ff006162,"[1, 2]"\n2,,[]\n'
+    capsys.readouterr()
+    run_query(warehouse, "select '\\xFF'::blob as b", csv=Path("-"))
+    assert capsys.readouterr().out == "b\nff\n"
+    run_query(warehouse, "select '\\x01'::blob as b")  # pytest's stdout is no terminal
+    assert capsys.readouterr().out == "b\n01\n"
+
+
 def test_sql_prints_table(warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_query(warehouse, "select n_turns from conversations")
     assert "n_turns" in capsys.readouterr().out

@@ -107,6 +107,37 @@ def test_corpus_block_shows_what_differs_and_folds_every_figure() -> None:
     assert published.corpus_html(COMPARISON, "recoreact", PRECISION) is None
 
 
+def test_a_long_explanation_shared_by_rows_is_written_once_and_pointed_to() -> None:
+    shared = "Read off the image: " + "bar tops measured in pixels. " * 10  # > 200 characters
+    rows = [
+        _row(f"cosrec.aspect.{a}", "differs", 10, 11.0, "README") | {"explanation": shared}
+        for a in ("fluency", "coherence", "logicality")
+    ]
+    rows.append(_row("cosrec.other", "differs", 1, 2.0, "README") | {"explanation": "short"})
+    comparison = pl.DataFrame(rows, schema=COLUMNS)
+    block = published.corpus_html(comparison, "cosrec", dict.fromkeys(comparison["figure_id"], 0))
+    opened = block.split('<details class="all-figures">', 1)[0]
+    assert opened.count(shared.strip()) == 1  # once, below the table of the figures that differ
+    assert opened.count("See note 1 below the table.") == 3
+    assert "<strong>Note 1.</strong> " + shared.strip() in opened
+    assert ">short<" in opened  # an explanation of one row stays in its row
+
+
+def test_many_figures_that_differ_are_folded() -> None:
+    n = published.MAX_OPEN_DIFFERS + 1
+    rows = [_row(f"recoreact.f{i}", "differs", 1, 2.0, "README") for i in range(n)]
+    comparison = pl.DataFrame(rows, schema=COLUMNS)
+    block = published.corpus_html(
+        comparison, "recoreact", dict.fromkeys(comparison["figure_id"], 0)
+    )
+    assert 'class="differs-open"' not in block
+    assert f"<summary>The {n} figures that differ (more than" in block
+    few = published.corpus_html(
+        comparison.head(n - 1), "recoreact", PRECISION | dict.fromkeys(comparison["figure_id"], 0)
+    )
+    assert 'class="differs-open"' in few and "differs-folded" not in few
+
+
 def test_an_absent_corpus_is_one_line_with_its_figures_folded() -> None:
     block = published.corpus_html(COMPARISON, "cosrec", PRECISION, "CoSRec")
     assert block.startswith(

@@ -176,6 +176,10 @@ SHARED_WARNINGS = {
     "conversations:conversations_with_one_role_only",
     "turns:empty_text_turns",
     "turns:repetitive_conversations",
+    # the public corpora's turn distributions, reported per own corpus (custom/<name>)
+    "turns:own_corpus_user_turn_share_unusual",
+    "turns:own_corpus_empty_text_share_large",
+    "turns:own_corpus_duplicate_text_share_large",
     "turns:text_turns_have_text",
     "votes:dialogue_a_linked",
     "votes:dialogue_b_linked",

@@ -178,12 +178,32 @@ def localise(docs: Path) -> int:
         images = os.path.relpath(docs / "static" / "images", page.parent).replace(os.sep, "/")
         new, n = _GX_IMAGE.subn(lambda m, to=images: _gx_image(docs, to, m.group(1)), new)
         rewritten += n
+        # GX's links into static/images count one "../" per dot of the suite name, which
+        # misses on our validation pages (their favicon.ico): each pointed at the real folder
+        new, n = _STATIC_IMAGE.subn(
+            lambda m, to=images: f"{m.group(1)}{to}/{m.group(2)}{m.group(1)}", new
+        )
+        rewritten += n
         # the integrity hashes GX pins belong to the CDN copies, and a crossorigin script is
         # refused from file:// (no CORS there): both dropped with the CDN addresses
         new = re.sub(r'\s+(?:integrity|crossorigin)="[^"]*"', "", new)
         if new != text:
             page.write_text(new, encoding="utf-8")
+    # GX's stylesheets: the navbar logo from its S3 bucket, replaced by the shipped one
+    for sheet in sorted(docs.rglob("*.css")):
+        if vendor in sheet.parents:
+            continue
+        text = sheet.read_text(encoding="utf-8")
+        images = os.path.relpath(docs / "static" / "images", sheet.parent).replace(os.sep, "/")
+        new, n = _GX_IMAGE.subn(lambda m, to=images: _gx_image(docs, to, m.group(1)), text)
+        if n:
+            sheet.write_text(new, encoding="utf-8")
+            rewritten += n
     return rewritten
+
+
+# an attribute pointing into GX's static/images by a relative path ("../../static/images/x")
+_STATIC_IMAGE = re.compile(r"""(["'])(?:\./|(?:\.\./)+)static/images/([\w.-]+)\1""")
 
 
 def _gx_image(docs: Path, images: str, name: str) -> str:
@@ -192,10 +212,12 @@ def _gx_image(docs: Path, images: str, name: str) -> str:
 
 
 def remote_links(docs: Path) -> list[tuple[Path, str]]:
-    """(page, address) of every stylesheet, script, image or CSS ``url()`` a page under
-    ``docs`` would load from another host (links to other pages are not loads)."""
+    """(file, address) of every stylesheet, script, image or CSS ``url()`` a page or a
+    stylesheet under ``docs`` would load from another host (links to other pages are not
+    loads)."""
     found = []
-    for page in sorted(Path(docs).rglob("*.html")):
-        for match in _REMOTE.finditer(page.read_text(encoding="utf-8")):
-            found.append((page, match.group(1) or match.group(2)))
+    files = sorted(Path(docs).rglob("*.html")) + sorted(Path(docs).rglob("*.css"))
+    for path in files:
+        for match in _REMOTE.finditer(path.read_text(encoding="utf-8")):
+            found.append((path, match.group(1) or match.group(2)))
     return found

@@ -131,6 +131,24 @@ def show_text(text: Any, empty: str = "(empty)") -> None:
     st.text(txt(text) or empty)
 
 
+#: characters of one text shown before it is cut (a 5 MB message would make a page of millions
+#: of pixels); the whole text is one toggle away
+LONG_TEXT_CHARS = 4_000
+
+
+def show_long_text(text: Any, key: str, limit: int = LONG_TEXT_CHARS) -> None:
+    """:func:`show_text`, cut after ``limit`` characters with a toggle (``key``) that shows
+    the whole text."""
+    full = txt(text)
+    if len(full) <= limit:
+        show_text(full)
+        return
+    whole = st.toggle(f"Show the whole text ({len(full):,} characters)", key=key)
+    show_text(full if whole else full[:limit] + " …")
+    if not whole:
+        st.caption(f"The first {limit:,} of {len(full):,} characters.")
+
+
 def show_table(frame: pd.DataFrame, formats: dict[str, Any] | None = None, **kwargs) -> None:
     """A small static table (HTML, so its text is searchable and readable in screenshots).
     st.table renders text cells as Markdown: every text cell is escaped (:func:`escape_md`)."""

@@ -26,6 +26,7 @@ from csrwh.reading.export.layout import (
     MARTS_DIR,
     ExportResult,
 )
+from csrwh.reading.export.own_corpus import corpus_json, write_corpus_json
 from csrwh.reading.export.records import (
     _arrow_rows,
     _conversations_table,
@@ -145,6 +146,11 @@ def export(
             }
         )
         mart_docs = _mart_docs(con)
+        described = (
+            {c: corpus_json(con, c, corpus_rows) for c in wanted}
+            if output_format == "jsonl"
+            else {}
+        )
         if not languages:  # none detected: the languages the corpora declare
             languages = sorted({r["language"] for r in corpus_rows if r.get("language")})
     finally:
@@ -155,6 +161,7 @@ def export(
         if output_format == "hf":
             mart_paths = _marts_as_arrow(mart_paths)
         _write_input_files(out / INPUT_FILES, input_files)
+        write_corpus_json(out, described)  # jsonl: what a rebuild as own corpora needs
     except BaseException:
         _write_manifest(out, before, build, output_format)
         raise

@@ -44,6 +44,8 @@ from csrwh.reading.plotting import (  # the notebooks use them as R.<name>
 )
 from csrwh.reading.report.notebook import (
     connect,
+    corpora_html,
+    corpus_names,
     folded,
     is_count_column,
     present_corpora,
@@ -69,6 +71,7 @@ from csrwh.reading.report.published import show_comparison
 from csrwh.reading.report.render import RenderCheck, check_render, find_chromium
 from csrwh.reading.report.runner import build_report, main
 from csrwh.reading.report.settings import (
+    ALL_CORPUS_NAMES,
     CELL_TIMEOUT_S,
     CORPUS_NAMES,
     ENV_GENERATED_AT,
@@ -87,6 +90,7 @@ from csrwh.reading.report.settings import (
 )
 
 __all__ = [
+    "ALL_CORPUS_NAMES",
     "CELL_TIMEOUT_S",
     "CORPUS_NAMES",
     "ENV_GENERATED_AT",
@@ -108,6 +112,8 @@ __all__ = [
     "build_report",
     "check_render",
     "connect",
+    "corpora_html",
+    "corpus_names",
     "find_chromium",
     "folded",
     "input_files",

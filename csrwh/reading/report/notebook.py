@@ -22,6 +22,7 @@ from typing import Any
 from csrwh.config import PROJECT_ROOT
 from csrwh.reading.report.page import _slug
 from csrwh.reading.report.settings import (
+    ALL_CORPUS_NAMES,
     CORPUS_NAMES,
     ENV_PROFILE,
     ENV_TABLES,
@@ -73,6 +74,29 @@ def present_corpora(con) -> dict[str, list[str]]:
     for corpus, subset in rows:
         out.setdefault(corpus, []).append(subset)
     return out
+
+
+def corpus_names(present: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """{corpus: display name} of the corpora in the warehouse (``present``), in the registry's
+    order, your own corpora (``custom``) among them; a corpus the registry does not declare
+    comes last, named by its id."""
+    names = {c: n for c, n in ALL_CORPUS_NAMES.items() if c in present}
+    return names | {c: c for c in present if c not in names}
+
+
+def corpora_html(present: Mapping[str, Sequence[str]]) -> str:
+    """The report's first line: every corpus in the warehouse with its subsets (an own
+    corpus's are its ``custom/<name>`` folders), and the public corpora that are absent."""
+    names = corpus_names(present)
+    listed = ", ".join(
+        f"{html.escape(name)} ({html.escape(', '.join(present[c]))})" for c, name in names.items()
+    )
+    absent = [n for c, n in CORPUS_NAMES.items() if c not in present]
+    return (
+        f"<p>Corpora in this warehouse: <strong>{listed or 'none'}</strong>."
+        + (f" Not present: {', '.join(absent)} (their sections say so)." if absent else "")
+        + "</p>"
+    )
 
 
 def _normalise_floats(frame):

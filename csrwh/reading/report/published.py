@@ -128,9 +128,36 @@ def overview_html(comparison, names: Mapping[str, str] = CORPUS_NAMES) -> str:
     )
 
 
+#: an explanation at least this long, shared by several rows of one table, is written once
+#: below the table and each row points to it
+SHARED_NOTE_CHARS = 200
+#: a corpus's figures that differ are shown in the open up to this many, folded beyond
+MAX_OPEN_DIFFERS = 10
+
+
+def shared_notes(shown) -> tuple[Any, list[str]]:
+    """``shown`` (:func:`comparison_rows`) with each long explanation that several rows share
+    replaced by ``See note <n> below the table.``, and the notes in order."""
+    import polars as pl
+
+    texts = [t for t in shown["explanation"].to_list() if t and len(t) >= SHARED_NOTE_CHARS]
+    notes = [t for t in dict.fromkeys(texts) if texts.count(t) > 1]
+    if not notes:
+        return shown, []
+    number = {t: i + 1 for i, t in enumerate(notes)}
+    pointed = [
+        f"See note {number[t]} below the table." if t in number else t
+        for t in shown["explanation"].to_list()
+    ]
+    return shown.with_columns(pl.Series("explanation", pointed, dtype=pl.Utf8)), notes
+
+
 def _table(rows, precision: Mapping[str, int]) -> str:
-    return table_html(
-        comparison_rows(rows, precision), row_class="status", right=RIGHT, table_class="comparison"
+    shown, notes = shared_notes(comparison_rows(rows, precision))
+    table = table_html(shown, row_class="status", right=RIGHT, table_class="comparison")
+    return table + "".join(
+        f'<p class="caption shared-note"><strong>Note {i}.</strong> {html.escape(text)}</p>'
+        for i, text in enumerate(notes, 1)
     )
 
 
@@ -164,11 +191,18 @@ def corpus_html(
         f'<section class="published-corpus" id="{anchor(corpus)}"><h3>{name}</h3>',
         f"<p>{part.height} figures: {tally}.</p>",
     ]
-    if not differs.is_empty():
+    if not differs.is_empty() and differs.height <= MAX_OPEN_DIFFERS:
         html_parts.append(
             '<div class="differs-open"><p class="caption">The figures that differ:</p>'
             + _table(differs, precision)
             + "</div>"
+        )
+    elif not differs.is_empty():  # e.g. the generated sample: every figure differs by design
+        html_parts.append(
+            f'<details class="differs-folded"><summary>The {differs.height} figures that differ '
+            f"(more than {MAX_OPEN_DIFFERS}, so folded)</summary>"
+            + _table(differs, precision)
+            + "</details>"
         )
     inner = _table(main, precision)
     if not folded.is_empty():

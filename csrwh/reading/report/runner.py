@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from csrwh.errors import CsrwhError
-from csrwh.reading.report.page import _export_body, _page
+from csrwh.reading.report.page import _ANSI, _export_body, _page
 from csrwh.reading.report.render import check_render
 from csrwh.reading.report.settings import (
     CELL_TIMEOUT_S,
@@ -148,7 +148,7 @@ def build_report(
                 try:
                     client.execute()
                 except CellExecutionError as exc:
-                    first = str(exc).strip().splitlines()
+                    first = _ANSI.sub("", str(exc)).strip().splitlines()  # IPython colours
                     raise CsrwhError(
                         f"notebook {path.name} failed: {first[-1] if first else exc}",
                         hint="run it interactively (jupytext --to notebook) or re-run with CSRWH_DEBUG=1",

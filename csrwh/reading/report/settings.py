@@ -47,12 +47,15 @@ PACKAGES = (
 )
 
 
-def _corpus_names() -> dict[str, str]:
+def _corpus_names(*, optional: bool) -> dict[str, str]:
     from ingest import registry
 
-    return registry.display_names(optional=False)
+    return registry.display_names(optional=optional)
 
 
 #: {corpus id: display name} of the public corpora, in corpus order: the corpus registry's
-#: titles (ingest/corpora.toml); your own corpora (custom) have no section of their own
-CORPUS_NAMES: dict[str, str] = _corpus_names()
+#: titles (ingest/corpora.toml); the corpora whose absence the report points out
+CORPUS_NAMES: dict[str, str] = _corpus_names(optional=False)
+#: {corpus id: display name} of every corpus the registry declares, your own corpora
+#: (``custom``) too, in corpus order: the corpora the report names, counts and charts
+ALL_CORPUS_NAMES: dict[str, str] = _corpus_names(optional=True)

@@ -33,17 +33,31 @@ def has_dq_results(db: Reader) -> bool:
 
 
 def dq_runs(db: Reader) -> pd.DataFrame:
-    """One row per validation run, newest first: expectations, passed, failed by severity."""
+    """One row per validation run, newest first: its expectations (passed, failed by severity)
+    and suites, counted as the build and ``csrwh validate`` count them, and apart the build's
+    own checks recorded beside them (:data:`csrwh.dq_results.BUILD_CHECK_SUITES`: volume,
+    open vocabularies, lineage completeness) and how many of those failed."""
     return db.df(
         "dq_runs",
         f"""
-        select run_id, max(validated_at)::timestamp as validated_at, count(*) as n_expectations,
-               count(*) filter (where success) as n_passed,
-               count(*) filter (where not success and severity = 'critical') as n_critical_failed,
-               count(*) filter (where not success and severity <> 'critical') as n_other_failed,
-               count(distinct suite) as n_suites
-        from {DQ_TABLE} group by run_id order by validated_at desc nulls last, run_id desc
+        with outcomes as (
+            select *, list_contains(?, suite) as is_build_check from {DQ_TABLE}
+        )
+        select run_id, max(validated_at)::timestamp as validated_at,
+               count(*) filter (where not is_build_check) as n_expectations,
+               count(*) filter (where not is_build_check and success) as n_passed,
+               count(*) filter (
+                   where not is_build_check and not success and severity = 'critical'
+               ) as n_critical_failed,
+               count(*) filter (
+                   where not is_build_check and not success and severity <> 'critical'
+               ) as n_other_failed,
+               count(distinct suite) filter (where not is_build_check) as n_suites,
+               count(*) filter (where is_build_check) as n_build_checks,
+               count(*) filter (where is_build_check and not success) as n_build_checks_failed
+        from outcomes group by run_id order by validated_at desc nulls last, run_id desc
         """,
+        [list(dq_table.BUILD_CHECK_SUITES)],
     )
 
 
@@ -62,15 +76,17 @@ def dq_results(db: Reader, run_id: str) -> pd.DataFrame:
 
 
 def dq_suites(db: Reader, run_id: str) -> pd.DataFrame:
-    """Per suite of the run: expectations, passed, failed."""
+    """Per suite of the run: expectations, passed, failed; the expectation suites first, then
+    the build's own checks (:data:`csrwh.dq_results.BUILD_CHECK_SUITES`)."""
     return db.df(
         "dq_suites",
         f"""
         select suite, count(*) as n_expectations, count(*) filter (where success) as n_passed,
                count(*) filter (where not success) as n_failed
-        from {DQ_TABLE} where run_id = ? group by suite order by n_failed desc, suite
+        from {DQ_TABLE} where run_id = ? group by suite
+        order by list_contains(?, suite), n_failed desc, suite
         """,
-        [run_id],
+        [run_id, list(dq_table.BUILD_CHECK_SUITES)],
     )
 
 

@@ -135,7 +135,8 @@ for turn in turns.itertuples(index=False):
         st.caption(f"turn {idx} · {turn.role} · {ui.fmt_int(turn.n_words)} words")
         if ui.flag(turn.is_image):
             st.markdown("*[image]*")
-        ui.show_text(turn.text)  # as text: corpus Markdown must not fetch images or make headings
+        # as text: corpus Markdown must not fetch images or make headings; a long one cut
+        ui.show_long_text(turn.text, key=f"whole_{chosen}_{idx}")
         if ui.txt(turn.text_translation):
             with st.expander("translation"):
                 ui.show_text(turn.text_translation)

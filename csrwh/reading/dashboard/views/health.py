@@ -58,6 +58,12 @@ else:
     c[2].metric("Critical failed", ui.fmt_int(run["n_critical_failed"]))
     c[3].metric("Other failed (warnings)", ui.fmt_int(run["n_other_failed"]))
     c[4].metric("Suites", ui.fmt_int(run["n_suites"]))
+    if run["n_build_checks"]:
+        st.caption(
+            f"Besides: {ui.fmt_int(run['n_build_checks'])} of the build's own checks (volume, "
+            f"open vocabularies, lineage completeness), {ui.fmt_int(run['n_build_checks_failed'])} "
+            "failed or warned; they are listed below with the expectations."
+        )
     failed = results[~results["success"].astype(bool)]
     if failed.empty:
         st.success("Every expectation of this run passed.")
