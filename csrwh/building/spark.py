@@ -336,9 +336,15 @@ def spark_build(
 
 
 def _failure_lines(failures: list[str] | None, log_file: Path, count: int = 3) -> str:
-    """The first line of the first ``count`` failures, or where to look when dbt gave none."""
-    lines = [line.splitlines()[0] for line in (failures or [])[:count] if line.strip()]
+    """The first ``count`` failures, each on one line, or where to look when dbt gave none."""
+    lines = [_one_line(line) for line in (failures or [])[:count] if line.strip()]
     return "; ".join(lines) or f"no message from dbt; see {log_file}"
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    """A multi-line message (dbt's "Runtime Error in model …" then Spark's cause) as one line."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _print_failures(failures: list[str] | None) -> None:

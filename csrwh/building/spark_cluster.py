@@ -120,6 +120,10 @@ def resolve(
 
 def check_connect_client() -> None:
     """One line when the Spark Connect client libraries are missing."""
+    import warnings
+
+    # pyspark warns that it does not fully support pandas 3 (the build does not use it)
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     try:
         from pyspark.sql.connect.utils import check_dependencies
 
