@@ -197,7 +197,7 @@ def _probe_imports(session) -> None:
         rows = session.range(0, PROBE_TASKS, 1, PROBE_TASKS).select(check("id")).collect()
     except Exception as exc:
         raise CsrwhError(
-            f"the Spark workers could not run Python ({_first_line(exc)})",
+            f"the Spark workers could not run Python ({_python_cause(exc)})",
             hint=_WORKER_HINT,
         ) from exc
     missing = sorted({row[0] for row in rows if row[0]})
@@ -224,6 +224,21 @@ def _import_check(modules: tuple[str, ...]):
         return "; ".join(missing)
 
     return check
+
+
+def _python_cause(exc: BaseException) -> str:
+    """The Python error a worker raised (the last ``…Error: …`` line of the worker's stack
+    trace that pyspark passes on, e.g. ``ModuleNotFoundError: No module named 'pandas'``),
+    else the first line."""
+    import re
+
+    causes = [
+        line.strip()
+        for line in str(exc).split("JVM stacktrace:", 1)[0].splitlines()
+        if re.match(r"^\s*(\w+\.)*\w+(Error|Exception): ", line)
+        and "exception was thrown from the Python worker" not in line
+    ]
+    return causes[-1] if causes else _first_line(exc)
 
 
 def _first_line(exc: BaseException) -> str:
