@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import time
 import uuid
@@ -41,7 +40,9 @@ from pathlib import Path
 import yaml
 
 from csrwh.building.spark_duckdb_pass import duckdb_pass
+from csrwh.building.spark_publish import publish as _publish
 from csrwh.building.spark_raw import export_raw_parquet, marts_inputs_from_duckdb
+from csrwh.building.spark_session import run_dbt_spark, stop_spark
 from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
 
@@ -53,16 +54,6 @@ EXCLUSIONS_FILE = PROJECT_ROOT / "spark_exclusions.yml"
 
 _MARTS_DIR = "marts"
 _MARTS_PATH = "models/marts"
-
-
-_LOG4J = """rootLogger.level = error
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
-"""
 
 
 def spark_dir(warehouse: Path) -> Path:
@@ -77,8 +68,9 @@ def project_marts(root: Path = PROJECT_ROOT) -> list[str]:
     return sorted({path.stem for path in files})
 
 
-def check_spark_available() -> None:
-    """One line when pyspark, dbt-spark or Java is missing (before anything is written)."""
+def check_spark_available(java: bool = True) -> None:
+    """One line when pyspark, dbt-spark or (``java``: for a driver in this process) Java is
+    missing (before anything is written)."""
     import importlib.util
 
     for module, what in (("pyspark", "pyspark"), ("dbt.adapters.spark", "dbt-spark")):
@@ -90,6 +82,8 @@ def check_spark_available() -> None:
             raise CsrwhError(
                 f"--engine spark needs {what}, which is not installed", hint=INSTALL_HINT
             )
+    if not java:
+        return
     java_home = os.environ.get("JAVA_HOME")
     java = shutil.which("java") or (
         str(Path(java_home) / "bin" / "java")
@@ -146,57 +140,6 @@ class SparkBuildResult:
         return f"{len(self.marts)} marts, {len(self.excluded)} exclusion entries (spark_exclusions.yml); {self.node_summary}; {timing}"
 
 
-def run_dbt_spark(
-    args: list[str],
-    work: Path,
-    raw_dir: Path,
-    *,
-    quiet: bool = True,
-    log_file: Path | None = None,
-    on_event=None,
-):
-    """``dbt <args>`` in-process on the ``spark`` target, Spark's files under ``work``."""
-    from csrwh.building import dbt_runner
-
-    (work / "tmp").mkdir(parents=True, exist_ok=True)
-    # Spark's own log lines (warnings about deprecated settings, native libraries) go to
-    # the JVM's stderr; only its errors are shown (the profile points log4j2 at this file)
-    (work / "log4j2.properties").write_text(_LOG4J, encoding="utf-8")
-    os.environ["CSRWH_SPARK_DIR"] = str(work)
-    os.environ["CSRWH_SPARK_RAW_DIR"] = str(raw_dir)
-    # Spark's Python workers (the UDFs of csrwh.building.udfs) run this interpreter
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    import warnings
-
-    _quiet_pyspark_errors()
-    # pyspark warns that it does not fully support pandas 3 (it is not used here)
-    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
-    # dbt's own artefacts (manifest, partial parse) apart from the DuckDB builds'
-    with dbt_runner.dbt_target_subfolder("spark"):
-        return dbt_runner.run_dbt(
-            [*args, "--target", "spark"],
-            work / "unused.duckdb",
-            quiet=quiet,
-            log_file=log_file,
-            on_event=on_event,
-            temp_dir=work / "tmp",
-        )
-
-
-def _quiet_pyspark_errors() -> None:
-    """pyspark logs every failed statement as JSON with the JVM's stack trace on stderr; dbt
-    reports the same failure in one line (and its log), so that logger is switched off."""
-    import logging
-
-    try:
-        from pyspark.logger import PySparkLogger
-    except ImportError:
-        return
-    logger = PySparkLogger.getLogger("SQLQueryContextLogger")
-    logger.disabled = True
-    logger.setLevel(logging.CRITICAL + 1)
-
-
 def mart_names(manifest: Path, built: set[str]) -> list[str]:
     """The marts (models under ``models/marts``) among the ``built`` model unique ids."""
     import json
@@ -220,23 +163,35 @@ def spark_build(
     wait: bool = False,
     verbose: bool = False,
     marts_from_duckdb: bool = False,
+    remote: str | None = None,
+    master: str | None = None,
+    stage: str | None = None,
 ) -> SparkBuildResult:
     """`csrwh build --engine spark` (module doc).
+
+    ``remote`` (``sc://HOST:PORT``, a Spark Connect server) or ``master`` (``spark://…``, the
+    driver in this process) with ``stage``, a folder every worker and this machine share:
+    the build on a cluster (:mod:`csrwh.building.spark_cluster`); ``master`` defaults to
+    ``$CSRWH_SPARK_MASTER`` (a local session when unset or ``local[…]``).
 
     ``marts_from_duckdb`` (``python -m csrwh.building.spark marts-from-duckdb``, for porting
     the marts while the models below them are ported): no ingest; the raw, seed, staging and
     intermediate tables of the published DuckDB warehouse are written as Parquet and
     registered on Spark as they are, and only the marts (``models/marts``) and their tests
     run on Spark; of the exclusions only those that are marts apply."""
-    from rich.markup import escape
-
+    from csrwh.building import spark_cluster
     from csrwh.building.display import _Display, console, dbt_log_path
     from csrwh.building.lock import BuildLock
     from csrwh.building.paths import _ensure_folder, build_dir, refuse_links
 
-    check_spark_available()
-    warehouse = Path(warehouse)
     build_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
+    master = master or os.environ.get("CSRWH_SPARK_MASTER")
+    cluster = spark_cluster.resolve(remote, master, stage, build_id)
+    check_spark_available(java=remote is None)
+    if remote:
+        spark_cluster.check_connect_client()
+        spark_cluster.check_reachable(remote)
+    warehouse = Path(warehouse)
     out = spark_dir(warehouse)
     _ensure_folder(warehouse.parent)
     refuse_links(warehouse, build_id)
@@ -257,17 +212,35 @@ def spark_build(
         ),
     )
     started = time.perf_counter()
+    session = None
+    published = False
+    scope = spark_cluster.scoped_environment(
+        spark_cluster.environment(cluster), restore=("SPARK_CONNECT_MODE_ENABLED",)
+    )
     try:
-        with display:
+        with display, scope:
             work.mkdir(parents=True)
+            if cluster is not None:
+                cluster.folder.mkdir()
+            if remote:
+                display.enter("cluster")
+                session = spark_cluster.connect(remote)
+                spark_cluster.probe_workers(session, cluster)
             if marts_from_duckdb:
                 marts_inputs_from_duckdb(warehouse, work, result.seconds, display)
                 raw_dir = work / "upstream" / "raw"
             else:
                 raw_dir = _ingest_to_parquet(
-                    data_dir, work, result, display, corpora, strict, allow_rejects
+                    data_dir,
+                    work,
+                    result,
+                    display,
+                    corpora,
+                    strict,
+                    allow_rejects,
+                    cluster.raw_dir if cluster else work / "raw",
                 )
-
+            target = "spark_connect" if remote else "spark"
             display.enter("dbt")
             step = time.perf_counter()
             log_file = dbt_log_path(build_id)
@@ -279,23 +252,32 @@ def spark_build(
                 excluded = [name for name in excluded if name in set(project_marts())]
             if excluded:
                 args += ["--exclude", *(f"{name}+" for name in excluded)]
-            # the raw Parquet folders as the raw tables, in this process's SparkSession
+            # the raw Parquet folders as the raw tables (on a cluster, every database on the stage)
             registered = run_dbt_spark(
                 ["run-operation", "spark_register_raw"],
                 work,
                 raw_dir,
                 quiet=not verbose,
                 log_file=log_file,
+                target=target,
             )
             if not registered.success:
                 raise CsrwhError(
                     f"Spark build {build_id}: registering the raw tables failed "
-                    f"({'; '.join(line.splitlines()[0] for line in (registered.failures or [])[:3])}); "
-                    f"{out} was left untouched",
+                    f"({_failure_lines(registered.failures, log_file)}); {out} was left untouched",
                     hint=f"see {log_file}",
                 )
+            if session is None:
+                from pyspark.sql import SparkSession
+
+                session = SparkSession.builder.getOrCreate()  # the one dbt-spark started
+                if cluster is not None:
+                    display.enter("cluster")
+                    spark_cluster.probe_workers(session, cluster)
             # the Python functions the SQL models call, on the same SparkSession
-            _register_udfs()
+            from csrwh.building.udfs import register_spark
+
+            register_spark(session)
             outcome = run_dbt_spark(
                 args,
                 work,
@@ -303,16 +285,16 @@ def spark_build(
                 quiet=not verbose,
                 log_file=log_file,
                 on_event=display.dbt_event,
+                target=target,
             )
             result.seconds["dbt"] = time.perf_counter() - step
             result.node_summary = outcome.node_summary()
             result.timings = dict(outcome.timings)
             if not outcome.success:
-                for line in (outcome.failures or [])[:20]:
-                    console.print(f"  [red]✗[/red] {escape(line.splitlines()[0])}")
+                _print_failures(outcome.failures)
                 raise CsrwhError(
-                    f"Spark build {build_id} failed ({len(outcome.failures)} problem(s)); "
-                    f"{out} was left untouched",
+                    f"Spark build {build_id} failed ({len(outcome.failures)} problem(s): "
+                    f"{_failure_lines(outcome.failures, log_file, 1)}); {out} was left untouched",
                     hint=f"dbt's per-node lines: {log_file}",
                 )
 
@@ -324,20 +306,54 @@ def spark_build(
 
             display.enter("duckdb")
             step = time.perf_counter()
+            marts_dir = cluster.marts_dir() if cluster else work / "spark-warehouse" / "main.db"
             passed = duckdb_pass(
-                work, manifest, duckdb_pass_models(), log_file=log_file, quiet=not verbose
+                work,
+                manifest,
+                duckdb_pass_models(),
+                log_file=log_file,
+                quiet=not verbose,
+                session=session,
+                marts_dir=marts_dir,
+                scratch=cluster.folder / "duckdb-pass" if cluster else None,
             )
             result.marts = sorted({*result.marts, *passed})
             result.seconds["duckdb pass"] = time.perf_counter() - step
 
             display.enter("publish")
-            _publish(work, out, result.marts, build_id)
+            _publish(marts_dir, work, out, result.marts, build_id, cluster)
+            published = True
     finally:
-        _stop_spark()
+        if remote and session is not None:
+            session.stop()
+        stop_spark()
         shutil.rmtree(work, ignore_errors=True)
+        if cluster is not None and not published:
+            shutil.rmtree(cluster.folder, ignore_errors=True)
         lock.release()
     result.seconds["total"] = time.perf_counter() - started
     return result
+
+
+def _failure_lines(failures: list[str] | None, log_file: Path, count: int = 3) -> str:
+    """The first ``count`` failures, each on one line, or where to look when dbt gave none."""
+    lines = [_one_line(line) for line in (failures or [])[:count] if line.strip()]
+    return "; ".join(lines) or f"no message from dbt; see {log_file}"
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    """A multi-line message (dbt's "Runtime Error in model …" then Spark's cause) as one line."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _print_failures(failures: list[str] | None) -> None:
+    from rich.markup import escape
+
+    from csrwh.building.display import console
+
+    for line in (failures or [])[:20]:
+        console.print(f"  [red]✗[/red] {escape(line.splitlines()[0])}")
 
 
 def _ingest_to_parquet(
@@ -348,8 +364,10 @@ def _ingest_to_parquet(
     corpora: list[str] | None,
     strict: bool,
     allow_rejects: bool,
+    raw_dir: Path,
 ) -> Path:
-    """The ingest into ``work/ingest.duckdb``, its refusals, and its raw tables as Parquet."""
+    """The ingest into ``work/ingest.duckdb``, its refusals, and its raw tables as Parquet
+    under ``raw_dir``."""
     from csrwh.building.result import EXIT_REFUSED
 
     display.enter("ingest")
@@ -372,86 +390,15 @@ def _ingest_to_parquet(
 
     display.enter("parquet")
     step = time.perf_counter()
-    raw_dir = work / "raw"
     export_raw_parquet(raw_db, raw_dir)
     result.seconds["parquet"] = time.perf_counter() - step
     return raw_dir
-
-
-def _publish(work: Path, out: Path, marts: list[str], build_id: str) -> None:
-    """Move each mart's Parquet folder into a new marts folder (in ``work``), then swap it in
-    for ``out`` (the old one goes back into ``work``, which the build removes)."""
-    import json
-
-    source = work / "spark-warehouse" / "main.db"
-    new = work / "publish"
-    new.mkdir()
-    for mart in marts:
-        folder = source / mart
-        if not folder.is_dir():
-            raise CsrwhError(
-                f"mart {mart} has no Parquet folder in Spark's warehouse ({folder})",
-                hint="the spark profile must keep spark.sql.warehouse.dir under CSRWH_SPARK_DIR",
-            )
-        os.replace(folder, new / mart)
-        for extra in (new / mart).iterdir():  # _SUCCESS and Hadoop's .crc checksums
-            if not extra.name.endswith(".parquet") or extra.name.startswith("."):
-                extra.unlink()
-    (new / ".csrwh-spark.json").write_text(
-        json.dumps({"build_id": build_id, "marts": marts}) + "\n", encoding="utf-8"
-    )
-    if out.exists():
-        os.replace(out, work / "replaced")
-    os.replace(new, out)
-
-
-def _register_udfs() -> None:
-    """Register csrwh.building.udfs' functions on the SparkSession dbt-spark started."""
-    from pyspark.sql import SparkSession
-
-    from csrwh.building.udfs import register_spark
-
-    register_spark(SparkSession.builder.getOrCreate())
-
-
-def _stop_spark() -> None:
-    """Stop the SparkSession dbt-spark started, and its JVM.
-
-    The JVM was launched with this build's folders (``-Djava.io.tmpdir``, Derby's
-    ``derby.system.home``, the log4j file, the driver's memory: ``profiles/profiles.yml``), which
-    the build removes when it ends. pyspark keeps the JVM for the next session of the process
-    and a JVM's options cannot change, so a second build in the same process (a notebook, a
-    test run) would write into a removed folder: the gateway is shut down too, and the next
-    build launches a JVM of its own."""
-    try:
-        from pyspark import SparkContext
-        from pyspark.sql import SparkSession
-    except ImportError:
-        return
-    session = SparkSession.getActiveSession()
-    if session is not None:
-        session.stop()
-    gateway = SparkContext._gateway
-    if gateway is None:
-        return
-    SparkContext._gateway = None
-    SparkContext._jvm = None
-    gateway.shutdown()
-    proc = getattr(gateway, "proc", None)  # None when pyspark attached to a JVM it did not start
-    if proc is not None:
-        proc.stdin.close()  # the JVM's gateway server exits when its stdin closes
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m csrwh.building.spark export-raw|exclude-args``: the pieces a real cluster
     needs (README, "When your data outgrows one machine")."""
     import argparse
-    import sys
 
     parser = argparse.ArgumentParser(prog="python -m csrwh.building.spark")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -17,14 +17,19 @@ def duckdb_pass(
     *,
     log_file: Path | None = None,
     quiet: bool = True,
+    session=None,
+    marts_dir: Path | None = None,
+    scratch: Path | None = None,
 ) -> list[str]:
     """Build ``models`` (each a model name) with dbt-duckdb -- their own code and their tests
-    -- over the tables of this process's SparkSession, and leave each as Parquet in Spark's
-    warehouse dir (``work/spark-warehouse/main.db/<model>/``) for :func:`_publish`.
+    -- over the tables of ``session`` (default: this process's SparkSession), and leave each
+    as Parquet in ``marts_dir`` (default Spark's warehouse dir,
+    ``work/spark-warehouse/main.db``), ``<marts_dir>/<model>/``, for :func:`_publish`.
 
     A scratch DuckDB file (``work/duckdb-pass/pass.duckdb``) gets one view per relation the
     models and their tests read (the parents in the Spark build's ``manifest``), over that
-    relation's Parquet files on Spark (a table's own files; a view written out first). Returns
+    relation's Parquet files on Spark (a table's own files; a view written out first, under
+    ``scratch``, default the pass's own folder: on a cluster a folder of the stage). Returns
     the models built (their names); raises :class:`CsrwhError` when dbt fails."""
     import json
 
@@ -63,7 +68,9 @@ def duckdb_pass(
             node = nodes[uid]
             schema = node["schema"]
             name = node.get("identifier") or node.get("alias") or node["name"]
-            files = _spark_parquet_files(f"{schema}.{name}", folder / "inputs" / schema / name)
+            files = _spark_parquet_files(
+                session, f"{schema}.{name}", (scratch or folder / "inputs") / schema / name
+            )
             con.execute(f"create schema if not exists {_quote(schema)}")
             con.execute(
                 f"create view {_quote(schema)}.{_quote(name)} as select * from read_parquet("
@@ -89,7 +96,7 @@ def duckdb_pass(
         for uid in sorted(chosen):
             node = nodes[uid]
             name = node.get("alias") or node["name"]
-            target = work / "spark-warehouse" / "main.db" / name
+            target = (marts_dir or work / "spark-warehouse" / "main.db") / name
             target.mkdir(parents=True)
             con.execute(
                 f"copy (select * from {_quote(node['schema'])}.{_quote(name)}) to "
@@ -106,14 +113,14 @@ def _sql_text(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _spark_parquet_files(table: str, scratch: Path) -> list[str]:
+def _spark_parquet_files(session, table: str, scratch: Path) -> list[str]:
     """The Parquet files of a Spark table (a managed or external Parquet table's own files;
     anything else -- a view -- written to ``scratch`` first)."""
     from urllib.parse import unquote, urlparse
 
     from pyspark.sql import SparkSession
 
-    session = SparkSession.getActiveSession()
+    session = session or SparkSession.getActiveSession()
     if session is None:
         raise CsrwhError(
             f"no SparkSession to read {table} from", hint="run it inside the Spark build"
@@ -122,6 +129,6 @@ def _spark_parquet_files(table: str, scratch: Path) -> list[str]:
     files = session.table(table).inputFiles() if kind in ("MANAGED", "EXTERNAL") else []
     paths = [unquote(urlparse(f).path) for f in files]
     if not paths or not all(p.endswith(".parquet") for p in paths):
-        session.table(table).write.parquet(str(scratch))
+        session.table(table).write.parquet(scratch.absolute().as_uri())
         paths = sorted(str(p) for p in scratch.glob("*.parquet"))
     return paths

@@ -11,7 +11,8 @@ compare by value). Per mart it prints one line:
 - ``match``: the same multiset of rows;
 - ``differs``: how many rows each side has that the other has not, with a few of them;
 - ``excluded``: not built on Spark, with the entry of ``spark_exclusions.yml`` it comes from
-  and its reason (the DuckDB build's dbt manifest gives the lineage);
+  and its reason (the DuckDB build's dbt manifest gives the lineage); an entry marked
+  ``duckdb_pass`` excludes nothing here, since the Spark build publishes its mart;
 - ``missing``: not built on Spark and not excluded (a failure, like ``differs``).
 
 Exit status 0 when no mart differs or is missing, 1 otherwise.
@@ -158,8 +159,10 @@ def compare(
     """Every mart of ``warehouse`` against ``spark_out/<mart>/`` (default ``<warehouse>.spark``).
 
     ``marts`` defaults to :func:`project_marts`, ``manifest`` to the published DuckDB build's
-    (``<warehouse>.build/state/manifest.json``), ``excluded`` to ``spark_exclusions.yml``."""
-    from csrwh.building.spark import exclusions, spark_dir
+    (``<warehouse>.build/state/manifest.json``), ``excluded`` to the entries of
+    ``spark_exclusions.yml`` the Spark build does not publish (those marked ``duckdb_pass`` it
+    builds, so their marts are ``missing`` when absent)."""
+    from csrwh.building.spark import duckdb_pass_models, exclusions, spark_dir
 
     warehouse = Path(warehouse)
     if not warehouse.is_file():
@@ -176,7 +179,10 @@ def compare(
     marts = project_marts() if marts is None else marts
     if manifest is None:
         manifest = warehouse.with_name(warehouse.name + ".build") / "state" / "manifest.json"
-    reasons = exclusion_reasons(marts, manifest, exclusions() if excluded is None else excluded)
+    if excluded is None:
+        built_by_duckdb = set(duckdb_pass_models())
+        excluded = {k: v for k, v in exclusions().items() if k not in built_by_duckdb}
+    reasons = exclusion_reasons(marts, manifest, excluded)
     out = []
     with duckdb.connect(str(warehouse), read_only=True) as con:
         present = {

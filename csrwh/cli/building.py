@@ -150,6 +150,27 @@ def build(
         help="duckdb (the warehouse file) or spark: the same models on a local Spark session, "
         "every mart as Parquet in <warehouse>.spark/<mart>/ (pip install 'csrwh\\[spark]').",
     ),
+    spark_remote: str | None = typer.Option(
+        None,
+        "--spark-remote",
+        help="--engine spark on a cluster through its Spark Connect server (sc://HOST:PORT); "
+        "needs --stage.",
+        metavar="URL",
+    ),
+    spark_master: str | None = typer.Option(
+        None,
+        "--spark-master",
+        help="--engine spark with the driver here against this master (default "
+        "$CSRWH_SPARK_MASTER, else local[2]); spark://… needs --stage.",
+        metavar="URL",
+    ),
+    stage: str | None = typer.Option(
+        None,
+        "--stage",
+        help="A folder every Spark worker and this machine share (path or file: URI): the "
+        "cluster build's raw layer and tables.",
+        metavar="FOLDER",
+    ),
     data_dir: Path | None = DataDirOpt,
     warehouse: Path | None = WarehouseOpt,
 ) -> None:
@@ -162,6 +183,12 @@ def build(
     if engine not in ("duckdb", "spark"):
         raise CsrwhError(
             f"--engine {engine}: unknown engine", hint="use duckdb or spark", exit_code=2
+        )
+    if engine != "spark" and (spark_remote or spark_master or stage):
+        raise CsrwhError(
+            "--spark-remote, --spark-master and --stage apply to --engine spark",
+            hint="add --engine spark",
+            exit_code=2,
         )
     if engine == "spark":
         _build_spark(
@@ -182,6 +209,7 @@ def build(
                 )
                 if on
             ],
+            cluster={"remote": spark_remote, "master": spark_master, "stage": stage},
         )
         return
     from csrwh.building.allocator import tune_for_build
@@ -239,6 +267,7 @@ def _build_spark(
     data_dir: Path | None,
     warehouse: Path | None,
     refused: list[str],
+    cluster: dict[str, str | None],
 ) -> None:
     """`csrwh build --engine spark` (csrwh/building/spark.py)."""
     if refused:
@@ -258,6 +287,7 @@ def _build_spark(
         allow_rejects=allow_rejects,
         wait=wait,
         verbose=verbose,
+        **cluster,
     )
     console.print(
         f"[green]Published[/green] {escape(str(result.out))}/<mart>/ (Parquet; Spark build "

@@ -5,6 +5,11 @@
     $CSRWH_SPARK_RAW_DIR, csrwh/building/spark.py) as the tables of database `raw` the sources
     read. Every source of schema `raw` is declared once, in models/staging; nothing to do on
     other targets (DuckDB reads the raw schema the ingest wrote).
+
+    A cluster build (csrwh/building/spark_cluster.py) sets $CSRWH_SPARK_STAGE, its folder on
+    the stage every worker shares: `raw` and every database the models write are dropped and
+    created with their locations there (`<stage folder>/<database>.db`), so no table is
+    written to the cluster's own warehouse dir, which the workers need not share.
 -#}
 {% macro spark_register_raw() %}
     {%- if execute and target.type == 'spark' -%}
@@ -13,6 +18,19 @@
             {{ exceptions.raise_compiler_error(
                 "CSRWH_SPARK_RAW_DIR is not set: run the Spark target through csrwh build --engine spark"
             ) }}
+        {%- endif -%}
+        {%- set stage = env_var('CSRWH_SPARK_STAGE', '') -%}
+        {%- if stage != '' -%}
+            {%- set databases = ['raw'] -%}
+            {%- for node in graph.nodes.values() if node.resource_type in ('model', 'seed', 'snapshot') -%}
+                {%- if node.schema not in databases -%}{%- do databases.append(node.schema) -%}{%- endif -%}
+            {%- endfor -%}
+            {%- for database in databases -%}
+                {%- do run_query('drop database if exists ' ~ database ~ ' cascade') -%}
+                {%- do run_query(
+                    'create database ' ~ database ~ " location '" ~ stage ~ '/' ~ database ~ ".db'"
+                ) -%}
+            {%- endfor -%}
         {%- endif -%}
         {%- do run_query('create database if not exists raw') -%}
         {%- set seen = [] -%}

@@ -112,7 +112,7 @@ def custom_on_both(module_tmp_path: Path):
             for name in RELATIONS:
                 session.table(f"intermediate.{name}").coalesce(1).write.parquet(str(out / name))
     finally:
-        spark._stop_spark()
+        spark.stop_spark()
         os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
     yield warehouse, outcome, out
 

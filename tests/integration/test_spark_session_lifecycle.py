@@ -28,16 +28,16 @@ def _session(tmp: Path):
 def test_the_next_session_gets_a_jvm_with_its_own_options(tmp_path: Path) -> None:
     require_spark()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    spark._stop_spark()  # a JVM an earlier test of this worker left running
+    spark.stop_spark()  # a JVM an earlier test of this worker left running
     first = _session(tmp_path / "first")
     first_pid = first._jvm.ProcessHandle.current().pid()
-    spark._stop_spark()
+    spark.stop_spark()
     second = _session(tmp_path / "second")
     try:
         assert second._jvm.System.getProperty("java.io.tmpdir") == str(tmp_path / "second")
         assert second._jvm.ProcessHandle.current().pid() != first_pid
     finally:
-        spark._stop_spark()
+        spark.stop_spark()
     from pyspark import SparkContext
 
     assert SparkContext._gateway is None

@@ -265,7 +265,7 @@ def test_spark_build_refusal_leaves_nothing_behind(tmp_path: Path, monkeypatch) 
     """A Spark build that stops early (here: marts-from-duckdb without a DuckDB warehouse)
     says so in one line, releases the lock and removes its work folder; nothing else is
     written beside the warehouse."""
-    monkeypatch.setattr(spark, "check_spark_available", lambda: None)
+    monkeypatch.setattr(spark, "check_spark_available", lambda java=True: None)
     warehouse = tmp_path / "wh" / "w.duckdb"
     warehouse.parent.mkdir()
     with pytest.raises(CsrwhError) as err:
@@ -273,3 +273,34 @@ def test_spark_build_refusal_leaves_nothing_behind(tmp_path: Path, monkeypatch) 
     assert err.value.message == f"no DuckDB warehouse at {warehouse} to take the marts' inputs from"
     left = sorted(p.relative_to(warehouse.parent).as_posix() for p in warehouse.parent.rglob("*"))
     assert left == ["w.duckdb.build"]  # the build folder stays (empty), as a DuckDB build's
+
+
+def test_a_mart_the_spark_build_computes_with_duckdb_is_missing_when_absent(
+    tmp_path: Path,
+) -> None:
+    """An entry marked duckdb_pass (spark_exclusions.yml) is published by every Spark build:
+    when its mart is absent, the comparison fails (``missing``), it does not excuse it."""
+    mart = spark.duckdb_pass_models()[0]
+    warehouse = _warehouse(tmp_path, ROWS)
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute(f"create table main.{mart} as select 1 as n")
+    out = tmp_path / "w.duckdb.spark"
+    out.mkdir()
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(
+        json.dumps(
+            {
+                "nodes": {
+                    f"model.csrwh.{mart}": {
+                        "name": mart,
+                        "resource_type": "model",
+                        "original_file_path": f"models/marts/{mart}.py",
+                    }
+                },
+                "parent_map": {f"model.csrwh.{mart}": []},
+            }
+        )
+    )
+    (result,) = spark_parity.compare(warehouse, out, marts=[mart], manifest=manifest)
+    assert result.status == "missing", result.line()
+    assert spark_parity.main(["--warehouse", str(warehouse), "--spark", str(out)]) == 1

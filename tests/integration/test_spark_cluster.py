@@ -1,0 +1,188 @@
+"""`csrwh build --engine spark --spark-remote sc://… --stage FOLDER` on a Spark cluster whose
+workers share no disk with the build but the stage: a standalone master, two workers (1 core,
+1 GB each) and a Spark Connect server started from the pyspark wheel on 127.0.0.1, the workers
+and the server in a mount namespace with an empty tmpfs over the folder the warehouses are
+built in (``tests/spark_cluster.py``). The generated sample builds there with every mart equal
+to the DuckDB build's by value; an unreachable server, a stage the workers do not share and
+workers without csrwh each stop the build in one line before anything is published.
+
+Needs the ``spark`` extra, Java and root (``unshare -m``); skipped, saying why, where one is
+missing unless CI is set, where that is a failure. Every process it starts is stopped by pid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from spark_cluster import LocalCluster, free_port, namespaces_unavailable
+from spark_engine import require_spark
+
+from csrwh.building import spark, spark_parity
+from csrwh.config import PROJECT_ROOT
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(3600)]
+
+#: the csrwh command of this interpreter's environment
+CSRWH = [str(Path(sys.executable).parent / "csrwh")]
+
+
+def _require_namespaces() -> None:
+    why = namespaces_unavailable()
+    if why is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{why} (CI is set, so this is an error)")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def place(module_tmp_path: Path):
+    """The sample, the folder the builds write (hidden from the cluster) and the stage."""
+    from csrwh.sample import generate
+
+    root = module_tmp_path
+    generate(root / "data", scale=1, seed=7)
+    (root / "builds").mkdir()
+    (root / "stage").mkdir()
+    (root / "cluster").mkdir()
+    return root
+
+
+@pytest.fixture(scope="module")
+def cluster(place: Path):
+    require_spark()
+    _require_namespaces()
+    started = LocalCluster(root=place / "cluster", hidden=[place / "builds"])
+    try:
+        started.start_master()
+        started.start_worker("worker-1")
+        started.start_worker("worker-2")
+        yield started
+    finally:
+        started.stop()
+        alive = [p.pid for p in started.processes if p.poll() is None]
+        assert alive == [], f"processes left running: {alive}"
+
+
+def readme_cluster_command() -> list[str]:
+    """The README's one command for a cluster ("When your data outgrows one machine")."""
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## When your data outgrows one machine", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    words = shlex.split(block.replace("\\\n", " "))
+    assert words[:4] == [".venv/bin/csrwh", "build", "--engine", "spark"], words
+    return words
+
+
+def _build(place: Path, name: str, remote: str, stage: Path) -> subprocess.CompletedProcess:
+    """The README's cluster command, with this test's server, stage, data and warehouse."""
+    values = {
+        "--spark-remote": remote,
+        "--stage": str(stage),
+        "--data-dir": str(place / "data"),
+        "--warehouse": str(place / "builds" / name / "demo.duckdb"),
+    }
+    words = readme_cluster_command()
+    assert sorted(w for w in words if w.startswith("--") and w != "--engine") == sorted(values)
+    command = [*CSRWH, *words[1:]]
+    for i, word in enumerate(command[:-1]):
+        if word in values:
+            command[i + 1] = values[word]
+    env = dict(os.environ, CSRWH_DBT_TARGET_PATH=str(place / "target" / name), DO_NOT_TRACK="1")
+    env.pop("SPARK_REMOTE", None)
+    return subprocess.run(
+        command, check=False, capture_output=True, text=True, env=env, timeout=3000
+    )
+
+
+def _refused(place: Path, name: str, run: subprocess.CompletedProcess) -> str:
+    """The build failed in one error line, and left nothing beside the warehouse but its empty
+    build folder (none when it stopped before taking the build lock) and nothing on the stage."""
+    assert run.returncode != 0, run.stdout
+    errors = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, run.stderr[-3000:]
+    folder = place / "builds" / name
+    left = sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.name != ".lock" and "lock" not in p.name
+    )
+    assert left in ([], ["demo.duckdb.build"]), left
+    assert not (folder / "demo.duckdb.spark").exists()
+    assert list((place / "stage").iterdir()) == []
+    return errors[0]
+
+
+def test_an_unreachable_server_is_one_line(place: Path) -> None:
+    require_spark()
+    remote = f"sc://127.0.0.1:{free_port()}"
+    line = _refused(place, "unreachable", _build(place, "unreachable", remote, place / "stage"))
+    assert line.startswith(f"error: cannot reach the Spark Connect server at {remote[5:]}"), line
+
+
+def test_workers_without_csrwh_are_one_line(place: Path, cluster: LocalCluster) -> None:
+    # a Connect server whose executors run a Python without csrwh or its dependencies
+    remote, server = cluster.start_connect("connect-bare", python="/usr/bin/python3")
+    try:
+        run = _build(place, "bare", remote, place / "stage")
+    finally:
+        cluster.stop_process(server)  # its executors hold the workers' cores
+    line = _refused(place, "bare", run)
+    # the worker's own error names the module it misses (pyspark's dependencies come first;
+    # with them installed, csrwh itself)
+    assert line.startswith("error: the Spark workers c"), line
+    assert "No module named" in line, line
+    assert "pip install 'csrwh'" in run.stderr
+
+
+def test_a_stage_the_workers_do_not_share_is_one_line(place: Path, cluster: LocalCluster) -> None:
+    remote, server = cluster.start_connect("connect-stage")
+    unshared = place / "builds" / "unshared-stage"  # under the folder the cluster cannot see
+    unshared.mkdir(parents=True)
+    try:
+        run = _build(place, "unshared", remote, unshared)
+    finally:
+        cluster.stop_process(server)
+    assert run.returncode != 0
+    errors = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "stage" in errors[0], run.stderr[-3000:]
+    assert list(unshared.iterdir()) == []
+    assert not (place / "builds" / "unshared" / "demo.duckdb.spark").exists()
+
+
+def test_cluster_build_equals_duckdb_by_value(place: Path, cluster: LocalCluster) -> None:
+    from csrwh.building import build
+    from csrwh.building.gate.run import gate
+
+    name = "cluster"
+    warehouse = place / "builds" / name / "demo.duckdb"
+    os.environ["CSRWH_DBT_TARGET_PATH"] = str(place / "target" / "duckdb")
+    try:
+        assert build(place / "data", warehouse, gates=[gate]).published
+    finally:
+        os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
+    remote, _server = cluster.start_connect()
+    started = time.perf_counter()
+    run = _build(place, name, remote, place / "stage")
+    seconds = time.perf_counter() - started
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    print(f"cluster build of the sample: {seconds:.0f} s")
+    assert "nanobind: leaked" not in run.stderr
+    parity = spark_parity.compare(warehouse)
+    assert [p.line() for p in parity if p.status != "match"] == []
+    assert sorted(p.mart for p in parity) == sorted(spark.project_marts())
+    # the local copy of every mart, and the manifest names the build's folder on the stage
+    manifest = json.loads((spark.spark_dir(warehouse) / ".csrwh-spark.json").read_text())
+    assert sorted(manifest["marts"]) == sorted(spark.project_marts())
+    (stage_folder,) = (place / "stage").iterdir()
+    assert manifest["stage"] == stage_folder.as_uri()
+    assert (stage_folder / "main.db").is_dir()
+    # the build's own work folder is gone
+    assert not [p for p in warehouse.with_name("demo.duckdb.build").iterdir() if "spark-" in p.name]
