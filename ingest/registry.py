@@ -45,10 +45,13 @@ SEED_COLUMNS = (
     "licence",
     "citation",
     "description",
+    "turn_roles",
 )
 UNKNOWN_CITATION = "unknown"
 #: where a corpus' page is when its entry names no ``doc`` (relative to the project root)
 DOCS_FOLDER = "docs/corpora"
+#: the roles a conversation's turns may have, in the order the ``turn_roles`` seed column lists them
+TURN_ROLES = ("user", "system")
 _ID = re.compile(r"[a-z][a-z0-9_]*")
 
 
@@ -81,6 +84,9 @@ class Corpus:
     #: the corpus' page in the project (relative to the project root): what it is, where it
     #: comes from, and its citation as its documentation gives it
     doc: str = ""
+    #: the roles of the turns its conversations hold: ("user", "system"), or ("user",) for a
+    #: corpus whose data keeps only the users' texts (the shared turn rules read it)
+    turn_roles: tuple[str, ...] = TURN_ROLES
     subsets: tuple[Subset, ...] = ()
     #: where ``csrwh fetch`` gets it (the ``[corpus.upstream]`` table); None: nothing to fetch
     upstream: dict[str, Any] | None = field(default=None, compare=False, hash=False)
@@ -149,6 +155,14 @@ def _parse(path: Path, data: dict[str, Any]) -> tuple[Corpus, ...]:
                     licence=_text(path, where, sub, "licence", licence),
                 )
             )
+        turn_roles = entry.get("turn_roles", list(TURN_ROLES))
+        if (
+            not isinstance(turn_roles, list)
+            or not turn_roles
+            or not set(turn_roles) <= set(TURN_ROLES)
+            or len(set(turn_roles)) != len(turn_roles)
+        ):
+            raise _fail(path, where, f"`turn_roles` must list some of {list(TURN_ROLES)}, once each")
         upstream = entry.get("upstream")
         if upstream is not None and not isinstance(upstream.get("kind"), str):
             raise _fail(path, where, "[corpus.upstream] has no `kind`")
@@ -165,6 +179,7 @@ def _parse(path: Path, data: dict[str, Any]) -> tuple[Corpus, ...]:
             citation=_text(path, where, entry, "citation", UNKNOWN_CITATION).strip(),
             citation_note=_text(path, where, entry, "citation_note", ""),
             doc=_text(path, where, entry, "doc", f"{DOCS_FOLDER}/{cid}.md"),
+            turn_roles=tuple(r for r in TURN_ROLES if r in turn_roles),
             subsets=tuple(subsets),
             upstream=upstream,
         )
@@ -323,6 +338,7 @@ def seed_rows(corpora: tuple[Corpus, ...] | None = None) -> list[dict[str, str]]
                     "licence": s.licence,
                     "citation": citation,
                     "description": s.description,
+                    "turn_roles": ",".join(c.turn_roles),
                 }
             )
     return rows

@@ -382,6 +382,8 @@ aliases = ["al"]
             "[corpus.upstream] has no `kind`",
         ),
         ('[[corpus]]\nid = "beta"\naliases = "b"\n', "`aliases` must be a list of strings"),
+        ('[[corpus]]\nid = "beta"\nturn_roles = ["bot"]\n', "`turn_roles` must list some of"),
+        ('[[corpus]]\nid = "beta"\nturn_roles = []\n', "`turn_roles` must list some of"),
         ("[[corpus]\n", "TOML"),
     ],
 )
@@ -400,3 +402,9 @@ def test_good_registry_file_loads(tmp_path):
     (alpha,) = registry.load(path)
     assert alpha.names == ("alpha", "alpha-data", "Alpha", "al")
     assert not alpha.citation_known and alpha.upstream is None
+    assert alpha.turn_roles == ("user", "system")  # the default: both sides
+    user_only = _GOOD.replace('id = "alpha"', 'id = "alpha"\nturn_roles = ["user"]')
+    path.write_text(user_only + '[[corpus.subset]]\nname = "s"\ndescription = "d"\n', "utf-8")
+    (alpha,) = registry.load(path)
+    assert alpha.turn_roles == ("user",)
+    assert {row["turn_roles"] for row in registry.seed_rows((alpha,))} == {"user"}

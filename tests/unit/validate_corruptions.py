@@ -48,6 +48,13 @@ CORRUPTIONS = [
         "one_judgment_per_ingested_line",
     ),
     (
+        # the user-only exemption is the corpus' registry declaration, read from seeds.corpora
+        "turns-user-only-undeclared",
+        "turns",
+        "update seeds.corpora set turn_roles = 'user,system'",
+        "user_turn_share_plausible",
+    ),
+    (
         "judgments-grade-off-scale",
         "relevance_judgments",
         "update main.relevance_judgments set grade = grade_max + 1 where corpus = 'cosrec'",
