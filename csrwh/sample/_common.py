@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -76,9 +77,16 @@ URLSAFE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write ``text`` as UTF-8 bytes exactly (no newline translation)."""
+    """Write ``text`` as UTF-8 bytes exactly (no newline translation), as a new file renamed
+    over ``path``: an earlier file there -- or a hard link to someone else's file -- is
+    replaced, never written through."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text.encode("utf-8"))
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(text.encode("utf-8"))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def jsonl_text(records: Iterable[Any], *, ensure_ascii: bool = True) -> str:

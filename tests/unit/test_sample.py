@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,23 @@ def test_rerun_with_smaller_scale_removes_stale_files(tmp_path):
     assert not (tmp_path / "recllmsim/real_human_user/User_7").exists()
     assert not (tmp_path / "recllmsim/human_exp_V2/User_3").exists()
     assert (tmp_path / "recllmsim/human_exp_V2/User_2").is_dir()
+
+
+def test_a_rerun_never_writes_through_a_hard_link(tmp_path):
+    """An earlier sample's data file that became a hard link to someone else's file is replaced
+    by a new file on a rerun: the other file keeps its bytes."""
+    out = tmp_path / "out"
+    generate(out, corpora=["recoreact"])
+    written = sorted(p for p in (out / "recoreact").glob("*.jsonl"))
+    precious = tmp_path / "precious.jsonl"
+    precious.write_bytes(b"my own data\n")
+    for path in written:
+        path.unlink()
+        os.link(precious, path)
+    generate(out, corpora=["recoreact"])
+    assert precious.read_bytes() == b"my own data\n"
+    assert written and all(p.read_bytes() != b"my own data\n" for p in written)
+    assert not list((out / "recoreact").glob(".*.tmp"))
 
 
 def test_refuses_to_overwrite_fetched_data(tmp_path):
