@@ -310,6 +310,26 @@ def _build_spark(
     )
 
 
+def _refuse_protected_docs(docs: Path, warehouse: Path, data_dir: Path | None) -> None:
+    """Refuse (one line) a --docs folder holding a file that is, by device and inode, a file of
+    the warehouse or of the data folder (a hard link): Data Docs would be written through it."""
+    from csrwh.reading.query import protected_file, protected_inodes
+
+    if not docs.is_dir():
+        return
+    data = config.resolve_data_dir(data_dir)
+    protected = protected_inodes(warehouse, data)
+    for path in sorted(docs.rglob("*")):
+        same = None if path.is_symlink() else protected_file(path, warehouse, data, protected)
+        if same is not None:
+            raise CsrwhError(
+                f"--docs {docs}: {path} in it is the same file (a hard link) as {same}; "
+                "refusing to write Data Docs there",
+                hint=f"remove {path}, or choose another --docs folder",
+                exit_code=2,
+            )
+
+
 def validate(
     suites: list[str] | None = typer.Argument(
         None, help="Suite names, 'raw', 'marts' or patterns like 'raw.cosrec__*' (default: all)."
@@ -338,6 +358,8 @@ def validate(
     from csrwh.building.gate.run import validate as run_validation
 
     target = config.resolve_warehouse(warehouse)
+    if docs is not None and not no_docs:
+        _refuse_protected_docs(docs, target, data_dir)
     outcome = run_validation(
         target,
         run_id or time.strftime("validate-%Y%m%dT%H%M%SZ", time.gmtime()),

@@ -151,3 +151,28 @@ def test_sql_refuses_an_output_that_is_a_hard_link_to_a_protected_file(
     with pytest.raises(CsrwhError, match="hard link|is the warehouse"):
         run_query(warehouse, "select 1 as a", data_dir=data, **{option: out})
     assert victim.read_bytes() == before
+
+
+def test_validate_refuses_a_docs_folder_holding_a_hard_link_to_a_data_file(
+    warehouse: Path, tmp_path: Path
+) -> None:
+    """`csrwh validate --docs DIR` would write Data Docs through a file of DIR that is a data
+    file by device and inode: refused in one line before anything runs; the file is unchanged."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "data" / "recoreact"
+    data.mkdir(parents=True)
+    victim = data / "news-users.jsonl"
+    victim.write_bytes(b'{"uid": "u1"}\n' * 3)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    os.link(victim, docs / "index.html")
+    result = subprocess.run(
+        [sys.executable, "-m", "csrwh.cli", "validate", "--docs", str(docs), "--no-record",
+         "--data-dir", str(tmp_path / "data"), "--warehouse", str(warehouse)],
+        capture_output=True, text=True, check=False, env={**os.environ, "DO_NOT_TRACK": "1"},
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "is the same file (a hard link) as" in result.stderr
+    assert victim.read_bytes() == b'{"uid": "u1"}\n' * 3
