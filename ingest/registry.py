@@ -162,7 +162,9 @@ def _parse(path: Path, data: dict[str, Any]) -> tuple[Corpus, ...]:
             or not set(turn_roles) <= set(TURN_ROLES)
             or len(set(turn_roles)) != len(turn_roles)
         ):
-            raise _fail(path, where, f"`turn_roles` must list some of {list(TURN_ROLES)}, once each")
+            raise _fail(
+                path, where, f"`turn_roles` must list some of {list(TURN_ROLES)}, once each"
+            )
         upstream = entry.get("upstream")
         if upstream is not None and not isinstance(upstream.get("kind"), str):
             raise _fail(path, where, "[corpus.upstream] has no `kind`")

@@ -23,7 +23,7 @@ def test_duckdb_pass_builds_the_report_marts_equal_to_the_duckdb_build(
     manifest = manifest / "manifest.json"
     read: list[str] = []
 
-    def parquet_files(table: str, scratch: Path) -> list[str]:
+    def parquet_files(session, table: str, scratch: Path) -> list[str]:
         read.append(table)
         scratch.mkdir(parents=True)
         schema, name = table.split(".")

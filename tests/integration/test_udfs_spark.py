@@ -60,7 +60,7 @@ def test_spark_functions_equal_duckdb(tmp_path: Path) -> None:
         ).createOrReplaceTempView("texts")
         on_spark = sorted(tuple(row) for row in session.sql(QUERY).collect())
     finally:
-        spark_build._stop_spark()  # the session and its JVM (launched with this test's folders)
+        spark_build.stop_spark()  # the session and its JVM (launched with this test's folders)
 
     con = duckdb.connect()
     udfs.register_duckdb(con)

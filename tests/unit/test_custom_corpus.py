@@ -12,7 +12,7 @@ from csrwh.building.gate.run import validate
 from csrwh.sample import MARKER, generate
 from ingest import registry, run_ingest
 
-RAW_SUITES = ["raw.custom__conversations", "raw.custom__corpora"]
+RAW_SUITES = ["raw.custom__conversations", "raw.custom__corpora", "raw.custom__qrels"]
 
 
 def line(record: object) -> str:
@@ -44,10 +44,10 @@ def failures(report) -> dict[str, list[dict]]:
     return {o.expectation: o.offending_rows for o in report.outcomes if not o.success}
 
 
-def test_registered_with_its_two_raw_tables():
+def test_registered_with_its_three_raw_tables():
     spec = registry.get("custom")
     assert spec.folder == "custom"
-    assert spec.tables == ["custom__conversations", "custom__corpora"]
+    assert spec.tables == ["custom__conversations", "custom__corpora", "custom__qrels"]
     assert set(spec.tables) <= set(registry.raw_tables())
 
 
@@ -449,7 +449,9 @@ def test_sample_is_deterministic_clean_and_passes_the_raw_suites(tmp_path):
     database = tmp_path / "sample.duckdb"
     s = ingest(first, database)
     n_lines = sum(
-        len(text.splitlines()) for rel, text in files(first).items() if rel.endswith(".jsonl")
+        len(text.splitlines())
+        for rel, text in files(first).items()
+        if rel.endswith((".jsonl", ".qrels"))
     )
     assert (s.records_loaded, s.records_rejected) == (n_lines + 1, 0)  # + corpus.json
     report = validate(database, run_id="test", suites=RAW_SUITES, data_docs_dir=None, record=False)

@@ -51,7 +51,8 @@ def test_corpus_filter_keeps_only_those_corpora(sample_warehouse: Path, tmp_path
             assert {c.split(":")[0] for c in table["conversation_id"].to_pylist() if c} <= wanted
     votes = pq.read_table(out / "marts" / "votes.parquet")  # split by its global ids
     assert votes.num_rows == sql(sample_warehouse, "select count(*) from votes")[0][0]
-    assert not (out / "marts" / "relevance_judgments.parquet").exists()  # CoSRec only
+    judged = pq.read_table(out / "marts" / "relevance_judgments.parquet")  # of those corpora only
+    assert set(judged["corpus"].to_pylist()) <= wanted
     _, body = card_parts(out)
     listed = table_rows(body, "| corpus | conversations | licence | upstream | citation |")
     assert {row[0] for row in listed} == wanted

@@ -12,7 +12,7 @@ One export folder holds
 * every mart as ``marts/<mart>.parquet`` (``hf``: ``marts/<mart>.arrow``, since ``datasets``
   reads every config of a folder with one builder) (with ``--corpus``: the corpora's rows, see
   :func:`csrwh.reading.query.export_marts`);
-* with ``--trec``: each exported corpus' qrels and topics as TREC files, a folder per collection (:func:`csrwh.reading.evaluate.export_trec`),
+* with ``--trec``: each exported corpus' qrels and topics as TREC files, a folder per collection (:func:`csrwh.reading.trec.export_trec`),
   in ``<out>/trec`` or ``--trec-dir`` (a folder under the same rules as ``--out``);
 * ``input_files.csv``: corpus, path, sha256 and records of every input file of the exported
   corpora; ``LICENSES.md``: each corpus' licence and upstream;

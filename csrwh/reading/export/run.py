@@ -60,7 +60,7 @@ def export(
 ) -> ExportResult:
     """Export the conversation records, the marts and (``trec_dir``) the TREC files into ``out``
     with a dataset card; see the module docstring."""
-    from csrwh.reading import evaluate as E
+    from csrwh.reading import trec
     from csrwh.reading.query import connect_locked, export_marts
 
     if output_format not in FORMATS:
@@ -118,7 +118,7 @@ def export(
         try:
             table = _conversations_table(con, corpora)
             trec_files = (
-                E.export_trec(con, trec_dir, trec_collections) if trec_dir is not None else []
+                trec.export_trec(con, trec_dir, trec_collections) if trec_dir is not None else []
             )
         except BaseException:
             _write_manifest(out, before, {}, "")
