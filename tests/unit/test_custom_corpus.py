@@ -477,6 +477,9 @@ def test_a_conversation_with_one_role_is_named_with_its_file_and_line(tmp_path):
             "conversation_id, source_path, source_record_index, n_turns, n_user_turns, "
             "n_system_turns)"
         )
+        # the public corpora's registry rows the rule reads (an own corpus has none)
+        con.execute("create schema seeds")
+        con.execute("create table seeds.corpora (corpus varchar, turn_roles varchar)")
     report = validate(
         database, run_id="t", suites=["conversations"], data_docs_dir=None, record=False
     )
