@@ -70,6 +70,25 @@ def _open_sidecar(path: Path):
         ) from None
 
 
+def _refuse_shared_file(sidecar: Path) -> None:
+    """Refuse (one line) an evaluations file that is a link -- symbolic, or hard (more than one
+    name): writing it would write through to another file, perhaps a corpus file."""
+    import stat
+
+    try:
+        st = sidecar.lstat()
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode) or (stat.S_ISREG(st.st_mode) and st.st_nlink > 1):
+        what = (
+            "a symbolic link" if stat.S_ISLNK(st.st_mode) else f"a hard link ({st.st_nlink} names)"
+        )
+        raise CsrwhError(
+            f"the evaluations file {sidecar} is {what}; refusing to write through it",
+            hint="move it away: the next `csrwh eval --save` starts a new one",
+        )
+
+
 def save_report(report: EvalReport, name: str, sidecar: Path, replace: bool = False) -> int:
     """Store ``report`` as ``name`` in ``sidecar`` (one transaction); returns the score rows
     written. A name already saved is refused unless ``replace``."""
@@ -86,6 +105,7 @@ def save_report(report: EvalReport, name: str, sidecar: Path, replace: bool = Fa
             exit_code=2,
         )
     sidecar = Path(sidecar)
+    _refuse_shared_file(sidecar)
     sidecar.parent.mkdir(parents=True, exist_ok=True)
     con = _open_sidecar(sidecar)
     try:

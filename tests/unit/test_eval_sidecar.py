@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import duckdb
@@ -20,6 +21,7 @@ from eval_runs import (
     write_run,
 )
 
+from csrwh.errors import CsrwhError
 from csrwh.reading import eval_sidecar as S
 from csrwh.reading import evaluate as E
 from csrwh.reading.dashboard import PAGES_DIR
@@ -124,6 +126,25 @@ def test_save_into_a_busy_or_foreign_sidecar_is_one_error(
     sidecar.unlink()
     sidecar.write_text("not a database", encoding="utf-8")
     assert_one_error(run_cli(*args), 1, "cannot open the evaluations file", str(sidecar))
+
+
+@pytest.mark.parametrize("link", ["hard", "symbolic"])
+def test_save_refuses_a_sidecar_that_is_a_link_to_another_file(tmp_path: Path, link: str) -> None:
+    """An evaluations file that is a hard or symbolic link (here to another DuckDB database) is
+    refused before anything is opened; the other file keeps its bytes."""
+    victim = tmp_path / "other" / "lab.duckdb"  # a database DuckDB would open and write
+    victim.parent.mkdir(parents=True)
+    with duckdb.connect(str(victim)) as con:
+        con.execute("create table kept as select 42 as answer")
+    before = victim.read_bytes()
+    sidecar = tmp_path / "wh.evals.duckdb"
+    if link == "hard":
+        os.link(victim, sidecar)
+    else:
+        sidecar.symlink_to(victim)
+    with pytest.raises(CsrwhError, match="refusing to write through it"):
+        S.save_report(small_report("perfect", tmp_path / "p.run"), "p", sidecar)
+    assert victim.read_bytes() == before
 
 
 def test_sidecar_sits_beside_the_warehouse() -> None:
