@@ -27,7 +27,7 @@ per phase (ingest, dbt, gate) and outside the Python marts' windows (``text_dive
    `` one ``), the same build again: it re-ingests that file, rebuilds the raw table's
    descendants from a copy of the published warehouse with dbt's partial parse (the
    incremental Python models compute only what changed), and re-runs only the expectation
-   suites of what it rebuilt (target ≤ 20% of the cold build, issue 26).
+   suites of what it rebuilt (the target was ≤ 20% of the cold build).
 4. **floor**: on a copy of the published warehouse, with no dbt and no GX, in one DuckDB
    connection (default threads), it executes:
 
@@ -41,7 +41,7 @@ per phase (ingest, dbt, gate) and outside the Python marts' windows (``text_dive
    * **gate floor** — every captured statement of the gate that reads the warehouse's tables,
      replayed with its parameters (GX's own catalogue reflection is left out of the floor).
 
-It prints the cold build against two floors (issue 26): the **SQL-only floor** (seeds, SQL
+It prints the cold build against two floors: the **SQL-only floor** (seeds, SQL
 models and data tests of the dbt floor: what the build would cost with no Python model, no
 ingest and no gate) and **today's floor** (ingest, dbt with the Python models, gate), each
 Python model's own time in the cold build, the floor and the one-file rebuild (which runs
@@ -212,7 +212,7 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
 
     # the CLI's gate, imported when it runs as `csrwh build` does; it takes `suites`, so a
     # selective rebuild runs only the changed tables' suites here too (without that parameter
-    # the build runs every suite: the one-file figure measured a full gate until 2026-11-23)
+    # the build would run every suite, and the one-file figure would measure a full gate)
     def gate(database, build_id, suites=None):
         from csrwh.building.gate.run import gate as run_gate
 

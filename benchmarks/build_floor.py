@@ -1,8 +1,7 @@
-"""The build's floors for ``benchmarks/build.py`` (issues 14 and 26): the build's own compiled
+"""The build's floors for ``benchmarks/build.py``: the build's own compiled
 SQL models, Python models (their compiled code, called as dbt-duckdb calls them), data tests
 and the gate's captured SQL, run straight in one DuckDB connection in dependency order (no dbt,
-no GX). Run in a child process by ``build.py --child floor``; split out of build.py (issue 27
-item 7).
+no GX). Run in a child process by ``build.py --child floor``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The report of ``benchmarks/build.py``: one data set's figures against both floors, and the
-growth between sample scales (split out of build.py, issue 27 item 7)."""
+growth between sample scales."""
 
 from __future__ import annotations
 

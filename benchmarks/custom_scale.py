@@ -1,4 +1,4 @@
-"""Benchmark own corpora at scale (issue 23): `csrwh build` of the generic `custom` format on real
+"""Benchmark own corpora at scale: `csrwh build` of the generic `custom` format on real
 and generated conversations, wall, peak RSS, per-phase times and growth ratios.
 
 Usage::
@@ -21,7 +21,7 @@ Sizes (``--sizes``, comma-separated; default ``1833,x10,10k,100k``):
   100k is ~1.4 GB, 1M ~14 GB), with the growth of each generated size over the one before;
   ``--lines-per-file`` lines per JSONL file (default 100,000). Today's ingest holds a whole
   file in memory several times over (a 146 MB file: ~1.6 GB), so the file size, not only the
-  number of conversations, sets its peak (BENCHMARKS.md).
+  number of conversations, sets its peak.
 
 ``--skip-slow`` drops the generated sizes above 10k. Each run gets a fresh temporary folder
 (under ``--work``, default the system's temp folder; removed afterwards) holding the data and a

@@ -1,4 +1,4 @@
-"""User-command cases of benchmarks/faults.py (issue 24), part 2: the user's files and input --
+"""User-command cases of benchmarks/faults.py, part 2: the user's files and input --
 a stale WAL, broken votes, export and report into a user's folders, fetch from a bad zip or
 mirror, rejects after an incremental build, non-finite ratings, a broken JSON element."""
 

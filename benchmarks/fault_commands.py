@@ -1,4 +1,4 @@
-"""User-command cases of benchmarks/faults.py (issue 24), part 1: the row of a case, running a
+"""User-command cases of benchmarks/faults.py, part 1: the row of a case, running a
 command, and the cases run against a copy of the published warehouse (sql, the lock, sample,
 validate, markup, dashboard, export, settings). Those are a table (:class:`Case` rows) driven by
 one runner, :func:`run_case`: set up the user's files, run the command on a fresh copy of the
@@ -388,5 +388,3 @@ def warehouse_cases(case, baseline: Path, original: Path, data_dir: tuple[str, .
         ),
     ]
     register(case, table, baseline)
-
-    # ---- items other helpers fix in parallel: the CLI as the issue describes it

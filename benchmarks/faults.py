@@ -15,11 +15,11 @@ goes all the way to publishing) and injects one fault:
 * a disk-full tmpfs holding the warehouse (root only; skipped with the reason otherwise);
 * damaged input: ``crs_arena_dial_open.json`` truncated to half, the ``crsarena-dial`` folder renamed.
 
-* ``commands`` (issue 24): what the other commands do to the published warehouse and to the
+* ``commands``: what the other commands do to the published warehouse and to the
   user's files — ``sql --csv/--parquet`` onto the warehouse, its WAL, a data-folder file, a
   directory and ``-``; a lock that is a symlink or a directory; ``sample --out`` a folder of real
   corpora and its own output; ``validate``; markup in a value; ``--port 99999``; ``--out`` under
-  a file; bad ``CSRWH_MEMORY_LIMIT``/``CSRWH_THREADS``; and, as the issue describes them, a
+  a file; bad ``CSRWH_MEMORY_LIMIT``/``CSRWH_THREADS``; a
   stale WAL, two stray quotes in ``votes_open.csv``, ``export --trec-dir`` into a user's folder,
   ``report --out`` over a user's ``tables/``, ``fetch --from-zip --force`` with a garbage or
   trivial zip and a mirror serving a 0-byte hub file, bad CoSRec lines after an incremental

@@ -1,4 +1,4 @@
-"""The Spark build's per-node cost beside DuckDB's on the generated sample (issue 28).
+"""The Spark build's per-node cost beside DuckDB's on the generated sample.
 
 Usage::
 

@@ -47,7 +47,7 @@ def resolve_warehouse(value: str | os.PathLike[str] | None = None) -> Path:
 #: models parse each payload once and unnest in the select list, so 1 GiB holds: the sample
 #: builds at x300 and x100 and the real corpora pass with it (before the ConvSearch rewrite x300
 #: ran out of memory at 1 GiB, in tests of those views, and the cap was 3 GiB).
-#: BENCHMARKS.md, "Memory of a build".
+#: docs/benchmarks-history.md, "Memory of a build".
 #:
 #: How the default is chosen, and how to change it: this constant is the only knob (ingest, dbt's
 #: profile and the gate's read-only connections all read :func:`memory_limit_mb`); it is the

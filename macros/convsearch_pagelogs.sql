@@ -6,7 +6,7 @@
     `pagelog` (a struct of `pagelog_fields`, a dict name -> 'VARCHAR') and `pagelog_position`
     (its 1-based position in the list). The staging model selects from `unnested`.
 
-    Memory (BENCHMARKS.md, issue 14): the payload is parsed once, by one from_json that keeps
+    Memory: the payload is parsed once, by one from_json that keeps
     only the page-log fields (as text, so the casts of the model see what `->>` gave), and the
     page logs are unnested in the select list. A lateral `cross join unnest(...)` is
     decorrelated by DuckDB into a hash join on the whole payload, and one `->>` per field

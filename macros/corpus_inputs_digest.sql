@@ -1,5 +1,5 @@
 {#-
-    The digest of one corpus's rows (issue 26), an aggregate over a `group by corpus`: the
+    The digest of one corpus's rows, an aggregate over a `group by corpus`: the
     xor and the count of the rows' md5s, each row's `columns` taken as text in a JSON list
     (NULL and separators unambiguous), so the order of the rows does not count. The SQL twin of
     csrwh.building.partitions.corpus_digests (the Python models' per-corpus partitions), the

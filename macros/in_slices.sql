@@ -3,8 +3,8 @@
     n filtered scans). For models and checks that parse whole JSON payloads: DuckDB keeps every
     parse of a chunk (up to 2,048 rows) until the chunk is done, so a scan of long lines holds
     2,048 of them parsed at once; a slice's chunk holds about 2,048 / n. hash(NULL) is a
-    number, so every row is in exactly one slice. Issue 23 (the own-corpus staging; the gate's
-    RecLLMSim and own-corpus checks read their payloads the same way). On Spark the relation
+    number, so every row is in exactly one slice. Used by the own-corpus staging and the gate's
+    RecLLMSim and own-corpus checks. On Spark the relation
     itself: Spark streams rows through a stage and holds no chunk of parses (its hash() is a
     signed int, so `hash % n` would also leave the negative hashes in no slice).
 -#}

@@ -1,4 +1,4 @@
-{#- Incremental strategy "replace" (issue 26): the model returned its whole table, which
+{#- Incremental strategy "replace": the model returned its whole table, which
     replaces the previous one. The Python models that use it read their previous table
     (dbt.this) when dbt.is_incremental and compute only what it does not hold
     (csrwh/building/partitions.py); --full-refresh builds them from nothing. -#}

@@ -1,4 +1,4 @@
-"""Reject DuckDB-only SQL in the SQL dbt runs (issue 28 item 2): the same models and tests build
+"""Reject DuckDB-only SQL in the SQL dbt runs: the same models and tests build
 on DuckDB and on Spark, so engine-specific syntax lives in dispatched macros (macros/engine/,
 `duckdb__`/`default__` and `spark__` implementations), never in models/**/*.sql, in the dbt tests
 (tests/dbt/**/*.sql, singular tests and their macros) or in the project's other macros.

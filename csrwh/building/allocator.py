@@ -13,7 +13,7 @@ build imports Arrow or starts a thread, :func:`tune_for_build`:
 * fixes glibc's mmap threshold at ``MMAP_THRESHOLD_BYTES`` (``mallopt(M_MMAP_THRESHOLD)``, as
   ``MALLOC_MMAP_THRESHOLD_``): blocks of at least that size are mapped and given back on free.
 
-Measured in one session (2026-11-23, BENCHMARKS.md), cold builds: real corpora peak RSS
+Measured on 2026-11-23 (docs/benchmarks-history.md), cold builds: real corpora peak RSS
 994 / 965 MiB with the allocators as they were, 882 / 914 MiB with all three (before the gate's
 history check was sliced; after it: 860 / 880 MiB). The threshold is 1 MiB, not glibc's
 initial 128 KiB: at sample x100 a 128 KiB threshold cost 10% of the build's wall (117 / 112 s

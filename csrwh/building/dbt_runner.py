@@ -13,7 +13,7 @@ agreement, leaderboard: pandas/Arrow/numpy work in this process) and the SQL mod
 the build's Python functions on every row (``meta: {one_at_a_time: true}`` in their config:
 the text measures) -- run one at a time (:func:`heavy_models_one_at_a_time`): two side by side
 made the build's peak (Python models: real corpora 1,132 -> 1,056 MB; the text measures beside
-``text_diversity``: see BENCHMARKS.md, issue 26). Other SQL nodes still run beside them on dbt's
+``text_diversity``). Other SQL nodes still run beside them on dbt's
 other threads. After each of them and after dbt, the freed C heap is handed back to the system
 (:func:`return_freed_memory`), so what they freed does not stay in the build's resident set
 while later nodes and the gate run.
@@ -301,7 +301,7 @@ def dbt_file_log_level() -> str:
     """The level of dbt's own log (``<target>/logs/dbt.log``): ``info`` (a line per node and its
     errors), ``debug`` (every SQL statement, connection and cache event) with ``CSRWH_DEBUG=1``.
     Writing the debug lines was 8 % of the dbt threads' samples in a profile (py-spy) of a
-    one-record rebuild of the real corpora (issue 26)."""
+    one-record rebuild of the real corpora."""
     return "debug" if os.environ.get("CSRWH_DEBUG") else "info"
 
 

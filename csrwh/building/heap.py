@@ -5,7 +5,7 @@ manifest and the modules of dbt, its adapters and Great Expectations (some 285,0
 the real corpora, most alive until the phase ends), and each full collection, Python's own or
 :func:`csrwh.building.dbt_runner.return_freed_memory`'s after a heavy model, took 0.25-0.5 s
 with every thread of the process stopped: about 3 s of a one-record rebuild's dbt phase and
-1.5 s of its gate (issue 26, BENCHMARKS.md). :class:`FrozenHeap` moves the objects alive at a
+1.5 s of its gate. :class:`FrozenHeap` moves the objects alive at a
 chosen moment out of the collector's reach (``gc.freeze``) and hands them back when the phase is
 over (``gc.unfreeze``); what the phase creates is collected as before, and the frozen objects
 are still freed by reference counting. Nothing is frozen when something else in the process

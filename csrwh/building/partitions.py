@@ -1,4 +1,4 @@
-"""What the incremental Python models keep from one build to the next (issue 26).
+"""What the incremental Python models keep from one build to the next.
 
 The Python models are dbt ``materialized="incremental"`` models with the project's ``replace``
 strategy (``macros/incremental_replace.sql``: the model returns the whole table, which

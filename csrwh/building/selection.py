@@ -109,7 +109,7 @@ class _Selection:
         """Suites to re-run: those whose YAML changed and those that read a changed table (their
         own or one their SQL names: csrwh.building.gate.carry.suite_tables). A table changed
         when its raw files were re-ingested, or when dbt rebuilt it (model or seed of that
-        name) and its columns or rows differ from the published warehouse's (issue 26: a
+        name) and its columns or rows differ from the published warehouse's (a
         rebuilt mart with the same rows keeps its suites' published outcomes)."""
         from csrwh.building.gate.carry import suite_tables, unchanged_tables
         from csrwh.building.gate.suites import load_suites, suite_digests

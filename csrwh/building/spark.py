@@ -1,4 +1,4 @@
-"""`csrwh build --engine spark`: the same dbt models on Apache Spark (issue 28).
+"""`csrwh build --engine spark`: the same dbt models on Apache Spark.
 
 One process, one local SparkSession (dbt-spark's ``session`` method, profile target ``spark``):
 

@@ -1,4 +1,4 @@
-"""The Spark build's DuckDB pass (issue 28): the models ``spark_exclusions.yml`` marks
+"""The Spark build's DuckDB pass: the models ``spark_exclusions.yml`` marks
 ``duckdb_pass`` -- the Python report models, which need the whole data in one process -- built
 with dbt-duckdb over the Spark tables' Parquet, and left as Parquet beside the Spark marts.
 :func:`csrwh.building.spark.spark_build` calls it after dbt has run on Spark."""

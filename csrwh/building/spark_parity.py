@@ -1,4 +1,4 @@
-"""Value parity of the Spark marts with the DuckDB warehouse (issue 28).
+"""Value parity of the Spark marts with the DuckDB warehouse.
 
 ``python -m csrwh.building.spark_parity --warehouse W`` reads, in DuckDB, every mart of the
 warehouse ``W`` and the Parquet folder of the same mart that ``csrwh build --engine spark``

@@ -1,4 +1,4 @@
-"""DuckDB tables as Parquet folders Spark reads (``csrwh build --engine spark``, issue 28)."""
+"""DuckDB tables as Parquet folders Spark reads (``csrwh build --engine spark``)."""
 
 from __future__ import annotations
 

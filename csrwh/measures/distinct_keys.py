@@ -1,6 +1,6 @@
 """How many distinct values an array of int64 keys holds, exactly and in linear time: the
 in-memory ``text_diversity`` engine's count of a shuffle's distinct n-grams
-(:mod:`csrwh.measures.in_memory`; issue 26)."""
+(:mod:`csrwh.measures.in_memory`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ _slot_tables = threading.local()
 def distinct_count(keys: np.ndarray) -> int:
     """How many distinct values the int64 ``keys`` hold, exactly, in linear time (a shuffle's
     n-gram keys: a third of the time of sorting them, which was a fifth of text_diversity's
-    CPU on the real corpora; issue 26).
+    CPU on the real corpora).
 
     Each round puts every key in a slot of a table with 8 slots per key (the top bits of the
     key times an odd constant) and writes each key's position there; of the keys in one

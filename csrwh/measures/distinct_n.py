@@ -1,4 +1,4 @@
-"""The Distinct-n engine of the ``text_diversity`` mart, in bounded memory (issues 23, 26).
+"""The Distinct-n engine of the ``text_diversity`` mart, in bounded memory.
 
 Definitions (variants, scopes, sides, the truncated Distinct-n of CRSArena-Dial's analysis):
 ``models/marts/measures/text_diversity.py``. This module computes one corpus's rows from a

@@ -1,4 +1,4 @@
-"""Which engine computes a corpus's ``text_diversity`` rows (issues 23 and 26).
+"""Which engine computes a corpus's ``text_diversity`` rows.
 
 A corpus whose texts total at most :data:`IN_MEMORY_BYTES` is computed in memory
 (:mod:`csrwh.measures.in_memory`: token ids in numpy, ~7 bytes of memory per byte of text,

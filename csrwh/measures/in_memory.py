@@ -4,7 +4,7 @@
 most :data:`csrwh.measures.diversity.IN_MEMORY_BYTES` (the real corpora's are a few MB):
 its texts are tokenised once into token ids held in numpy (two variants, one int32 per token),
 and every scope's figures are gathered from them -- about half the CPU of the set-based engine,
-whose work tables and SQL passes are a fixed cost that small corpora do not repay (issue 26).
+whose work tables and SQL passes are a fixed cost that small corpora do not repay.
 Its memory grows with the corpus (~7 bytes per byte of text), which is why larger corpora take
 the bounded engine. Both give the same rows (``tests/unit/test_text_diversity_engine.py`` runs
 both on the same data); definitions: ``models/marts/measures/text_diversity.py``.

@@ -31,8 +31,8 @@ from ingest.readers.stage import (
 from ingest.spec import Format, RecordKey
 
 #: files larger than this are landed a block of whole lines at a time (:func:`line_blocks`),
-#: so ingest's memory does not grow with a file's size (issue 23: one 146 MB own-corpus file
-#: held 1.6 GB; ten files of 14.6 MB, 0.75 GB)
+#: so ingest's memory does not grow with a file's size (one 146 MB own-corpus file
+#: read whole held 1.6 GB; ten files of 14.6 MB, 0.75 GB)
 BLOCK_BYTES = 32 * 2**20
 
 

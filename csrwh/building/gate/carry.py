@@ -1,4 +1,4 @@
-"""Which suites a selective rebuild must run again (issue 26): the tables each suite reads, and
+"""Which suites a selective rebuild must run again: the tables each suite reads, and
 which rebuilt tables hold the same rows as in the published warehouse.
 
 A suite's outcome depends only on the rows of the tables it reads: its own table (``{batch}``)

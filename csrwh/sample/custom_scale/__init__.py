@@ -1,5 +1,5 @@
 """Large corpora of your own (the generic ``custom`` format, docs/ADDING_A_CORPUS.md) for the
-own-corpus scaling benchmark (``benchmarks/custom_scale.py``, issue 23).
+own-corpus scaling benchmark (``benchmarks/custom_scale.py``).
 
 Two writers, both streaming (one conversation in memory at a time, whatever their number) and
 both writing ``<out>/custom/<name>/`` (a data folder ``csrwh build --data-dir <out>`` reads):

@@ -3,7 +3,7 @@
     words (count_words: turns.n_words). One row per row of int_turns_unioned, keyed like it by
     (conversation_id, turn_index).
 
-    Incremental by corpus (issue 26): the counts are the costly part of both marts (regular
+    Incremental by corpus: the counts are the costly part of both marts (regular
     expressions over every text), and a changed file changes one corpus. Each row carries its
     corpus's inputs digest: macro corpus_inputs_digest over the corpus's conversation_id,
     turn_index and text, with the md5 of the counting SQL as this file renders it (a change of

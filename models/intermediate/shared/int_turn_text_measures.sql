@@ -4,7 +4,7 @@
     engine (csrwh/building/udfs.py: a dbt-duckdb plugin on DuckDB, UDFs on the SparkSession on
     Spark), called a batch of rows at a time; their definitions: csrwh/measures/text.py.
 
-    Incremental by content (issue 26): each text and translation is keyed by the md5 of the
+    Incremental by content: each text and translation is keyed by the md5 of the
     measures' code version (csrwh_text_measures_version: this file, the Python measures, the
     segmenter's, tokenizer's and Arrow's versions, zh_min_han_share) and the text. A build
     reads the measures of the keys its previous table holds and measures only the distinct

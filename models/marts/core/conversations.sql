@@ -19,7 +19,7 @@ unioned as (
 ),
 
 -- the costly per-text counts come from int_turn_text_counts, counted again only for the
--- corpora whose turns changed (issue 26)
+-- corpora whose turns changed
 turns as (
     select
         unioned.conversation_id,

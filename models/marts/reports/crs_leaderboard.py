@@ -11,7 +11,7 @@ Bradley-Terry strengths on the same scale with percentile bootstrap intervals
 (``var('bt_bootstrap_samples')`` resamples, seed ``var('bt_bootstrap_seed')``, passed in
 through this model's config in ``_reports__models.yml``).
 
-Incremental (issue 26, ``csrwh.building.partitions``): one partition, the votes and CRSArena
+Incremental (``csrwh.building.partitions``): one partition, the votes and CRSArena
 conversations it reads; while they, the settings and the code are unchanged, a build keeps
 the previous table.
 """

@@ -6,7 +6,7 @@ source as (
 
 ),
 
-{#- Memory (BENCHMARKS.md, issue 14): each `->>` parses the payload again and DuckDB keeps every
+{#- Memory: each `->>` parses the payload again and DuckDB keeps every
     parse of a 2048-row chunk until the chunk is done (17 parses per dialogue did not fit in
     1 GiB at sample x300). One from_json reads the fields (as text, so the casts below see what
     `->>` gave) and one json_array_length the number of turns; the values are the same. -#}

@@ -9,7 +9,7 @@ source as (
 
 ),
 
-{#- Memory (BENCHMARKS.md, issue 14): the payload is parsed once, by one from_json that keeps
+{#- Memory: the payload is parsed once, by one from_json that keeps
     only the page-log ids and clicked results, then each clicked_results list once; every
     unnest is in a select list (a lateral `cross join unnest(...)` is decorrelated by DuckDB
     into a hash join on its input, here the whole payload). Fields are read as text, so the

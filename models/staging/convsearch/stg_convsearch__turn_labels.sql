@@ -8,7 +8,7 @@ source as (
 
 ),
 
-{#- Memory (BENCHMARKS.md, issue 14): the payload is parsed once, by one from_json that keeps
+{#- Memory: the payload is parsed once, by one from_json that keeps
     only the turn ids and label lists, and every unnest is in a select list. A lateral
     `cross join unnest(...)` is decorrelated by DuckDB into a hash join on its input (here the
     whole payload, then every turn); with one `->>` per label field that did not fit in 1 GiB at

@@ -6,7 +6,7 @@ source as (
 
 ),
 
-{#- Memory (BENCHMARKS.md, issue 14): the payload is parsed once, by one from_json that keeps
+{#- Memory: the payload is parsed once, by one from_json that keeps
     only the turn fields (as text, so the casts below see what `->>` gave), and the turns are
     unnested in the select list. A lateral `cross join unnest(...)` is decorrelated by DuckDB
     into a hash join on the whole payload, and one `->>` per field re-parsed each turn; that

@@ -5,7 +5,7 @@
     no other column or model reads (metadata, keys the format does not know, system messages,
     unknown message keys), which becomes conversations.source_attributes.
 
-    A table, not a view, and one parse (issue 23, BENCHMARKS.md "Own corpora at scale"): the
+    A table, not a view, and one parse: the
     payload is parsed once into a map of its keys (each value as JSON text) and the messages
     once more into a list of maps; every column below is cut from those maps. DuckDB keeps
     every JSON parse of a 2,048-row chunk until the chunk is done, so the old view -- one parse

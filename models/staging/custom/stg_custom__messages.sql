@@ -5,7 +5,7 @@
     record has one. A table, and one parse of each payload (by one from_json that keeps only
     the messages and annotations), unnested in the select list: a lateral
     `cross join unnest(...)` over the payload is decorrelated into a hash join on the whole
-    payload (issue 23; the RecLLMSim staging had the same fix, issue 14).
+    payload (the RecLLMSim and ConvSearch staging read their payloads the same way).
 -#}
 
 with

@@ -16,7 +16,7 @@ source as (
 
 ),
 
-{#- Memory (BENCHMARKS.md, issue 14): every unnest is in a select list. A lateral
+{#- Memory: every unnest is in a select list. A lateral
     `cross join unnest(...)` is decorrelated by DuckDB into a hash join on its input, here the
     whole payload (0.7 GB peak on the real corpora; ~0.35 GB now, same rows). -#}
 scheme_names as (

@@ -9,7 +9,7 @@ source as (
 
 ),
 
-{#- Memory (BENCHMARKS.md, issue 14): each JSON path operator parses the whole payload again,
+{#- Memory: each JSON path operator parses the whole payload again,
     and DuckDB keeps every parse of a 2048-row chunk until the chunk is done (18 operators took
     ~1.4 GB). One from_json keeps only the fields below and each message's role, whose count is
     the history's length (~0.2 GB; with a second parse for the length, the model and

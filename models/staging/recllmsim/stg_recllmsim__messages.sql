@@ -9,7 +9,7 @@ source as (
 
 ),
 
-{#- Memory (BENCHMARKS.md, issue 14): the payload is parsed once, by one from_json that keeps
+{#- Memory: the payload is parsed once, by one from_json that keeps
     only the message fields, and the list is unnested in the select list. A lateral
     `cross join unnest(...)` is decorrelated by DuckDB into a hash join on the whole payload,
     and `payload -> '$.history'` plus one `->>` per field re-parsed it (1.6 GB peak on the real
