@@ -1,24 +1,9 @@
 """Ingest: land every file of every corpus losslessly in the warehouse's ``raw`` schema.
 
-Public API::
-
-    from ingest import run_ingest
-    summary = run_ingest(data_dir, "warehouse/csr.duckdb")          # or a duckdb connection
-    summary = run_ingest(data_dir, con, corpora=["cosrec"], progress=False)
-
-``data_dir`` holds one folder per corpus (``cosrec``, ``crsarena-dial``, ``convsearch``,
-``recllmsim``, ``recoreact``) in its upstream layout. The raw tables, their columns and
-the bookkeeping tables are specified in docs/ARCHITECTURE.md; what each corpus lands is
-declared in ``ingest/<corpus>.py`` with the types of ``ingest/spec.py``; the machinery is
-``ingest/run.py`` (the run), ``ingest/discover.py``, ``ingest/schema.py`` and ``ingest/readers/``.
-
-Behaviour in one paragraph: every raw table and ``raw.rejected_records``,
-``raw.ingest_files`` and ``raw.ingest_runs`` are created if missing; files whose sha256 and
-size match ``raw.ingest_files`` are skipped; changed files are replaced and vanished files
-removed, all in one transaction; bad records go to ``raw.rejected_records`` and the rest of
-their file lands; a missing corpus folder is reported with a hint on how to get it (and
-the corpus' previously landed rows are removed, so the warehouse mirrors the data dir);
-if no requested corpus is present at all, :class:`ingest.errors.CsrwhError` is raised.
+``run_ingest(data_dir, "warehouse/csr.duckdb")`` (or a connection; ``corpora=``,
+``progress=``): unchanged files are skipped, changed and vanished ones replaced or removed in
+one transaction, bad records go to ``raw.rejected_records`` and the rest of their file lands.
+Details: docs/internals.md#ingest
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """Your own corpora ("custom"): one conversation per JSONL line, one folder per corpus.
 
-Layout: ``<name>/*.jsonl`` -- every line one JSON object ``{"id", "messages": [{"role",
-"text", ...}], ...}`` (the format: docs/ADDING_A_CORPUS.md), ``record_key`` = ``id`` -- and
-an optional ``<name>/corpus.json`` (one JSON object: description, licence, citation, rating
-scales, judgment kinds), ``record_key`` = ``<name>/corpus`` -- and optional relevance
-judgments ``<name>/<kind>.qrels`` (TREC qrels ``topic iteration doc grade``, the file's name
-the judgment kind; a second line for one kind's (topic, document) pair is rejected by
-:func:`check_judgment`). ``<name>`` is the first folder under
-``custom/``; files elsewhere (``custom/x.jsonl``, ``<name>/sub/x.jsonl``) are not landed
-and are listed as ignored. Lines that are not JSON objects are rejected verbatim like in
-every JSONL file; so is, through :func:`check_conversation`, a JSON object that breaks the
-format (no usable id, no messages, a message of an unknown role or without text, a value of
-the wrong type such as a rating that is not a number, an id already used in the corpus): it
-goes to ``raw.rejected_records`` with its file, line and a one-line reason, and the rest of
-the corpus lands. The format of a line is the JSON Schema :data:`SCHEMA_FILE` (shipped with
-the package), checked with ``jsonschema``; only what a schema cannot say (an id unique within
-its corpus, at most one ``turn_annotations`` element per message) is checked here by hand.
+``custom/<name>/*.jsonl`` (one conversation a line), an optional ``corpus.json`` and optional
+``<kind>.qrels`` relevance judgments; a line that breaks the format (JSON Schema
+:data:`SCHEMA_FILE` plus the checks a schema cannot make) is rejected with a one-line reason
+and the rest of the corpus lands.
+Details: docs/internals.md#ingest-custom
 """
 
 from __future__ import annotations

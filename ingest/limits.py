@@ -1,17 +1,8 @@
-"""The limits every landed record is held to, in every corpus and format: its size in bytes
-and the depth of its JSON nesting. A record past either is rejected verbatim with its file,
-line and the limit it passed; the rest of its file lands.
+"""The limits every landed record is held to: its size in bytes and its JSON nesting depth.
 
-Why: one record of hundreds of MB lands but makes every later build run out of memory in
-staging, and a JSON value nested deeper than DuckDB's JSON functions recurse (128 levels:
-``json_structure``, used by the gate's lineage check, stops with an internal error) makes
-every later build fail. Both limits are settings (docs/ARCHITECTURE.md, "Record limits"):
-
-* ``CSRWH_MAX_RECORD_BYTES`` -- a record's size in bytes (its text as landed: a JSONL line,
-  a JSON file, an array element, a CSV record), default :data:`DEFAULT_MAX_RECORD_BYTES`;
-  a size such as ``16MiB``, ``500kB`` or a number of bytes.
-* ``CSRWH_MAX_JSON_DEPTH`` -- how many arrays and objects may nest, default
-  :data:`DEFAULT_MAX_JSON_DEPTH`, at most :data:`HIGHEST_MAX_JSON_DEPTH` (below DuckDB's 128).
+A record past either is rejected verbatim with its file, line and the limit it passed; the rest
+of its file lands. Settings: ``CSRWH_MAX_RECORD_BYTES`` and ``CSRWH_MAX_JSON_DEPTH``.
+Details: docs/internals.md#ingest-limits
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
-"""The corpus registry: every corpus the warehouse knows, declared once as data in
-``ingest/corpora.toml`` (the five public corpora and ``custom``, your own in the generic
-format of docs/ADDING_A_CORPUS.md), in a fixed order.
+"""The corpus registry: every corpus the warehouse knows, declared once in ``ingest/corpora.toml``.
 
-Everything that needs to know "which corpora exist" derives from it:
-
-* ingest: :data:`CORPORA` (one :class:`~ingest.spec.CorpusSpec` per corpus, its file specs
-  from the module ``ingest.<id>``, imported by id), :func:`get`, :func:`names`,
-  :func:`raw_tables`;
-* every command's corpus names: :func:`resolve` / :func:`lookup` accept the id (the
-  ``corpus`` column), the folder, the title or an alias, case-insensitive, ``_`` read as ``-``;
-* ``csrwh fetch`` (the ``upstream`` tables, :func:`upstreams`), ``csrwh sample`` (the module
-  ``csrwh.sample.<id>``), report/dashboard/export display names and order
-  (:func:`display_names`), and ``seeds/corpora.csv`` (:func:`render_seed`; rewrite it with
-  ``python scripts/corpora_seed.py``, check it with ``... --check``).
-
-Nothing is read at import time: the TOML is loaded (once) on first use.
+Everything that needs to know "which corpora exist" derives from it: ingest's specs, every
+command's corpus names, ``csrwh fetch`` and ``csrwh sample``, display names, and
+``seeds/corpora.csv``. The TOML is loaded once, on first use.
+Details: docs/internals.md#ingest-registry
 """
 
 from __future__ import annotations

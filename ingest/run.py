@@ -2,18 +2,9 @@
 delete what changed or vanished, read every file to load, insert its records and rejects,
 and record the run.
 
-* **provenance** -- every landed row carries batch id, corpus, source path, position, record
-  key and file sha256; every file gets a ``raw.ingest_files`` row, every run a
-  ``raw.ingest_runs`` row;
-* **idempotence** -- a file whose sha256, size and target table equal its ``raw.ingest_files``
-  row is skipped; a changed file has its rows (raw table, rejects, manifest) deleted and
-  re-inserted; a file that disappeared has its rows deleted. All writes of one run happen
-  in ONE transaction, so a run lands completely or not at all (a failed run is recorded in
-  ``raw.ingest_runs`` with status ``failed``);
-* **rejects** -- every bad record goes to ``raw.rejected_records`` verbatim (``raw_bytes``)
-  with a lossy UTF-8 ``raw_text`` and a one-line error; the rest of its file still lands.
-  A full disk is a CsrwhError saying "No space left on device" (a failing ROLLBACK never
-  hides the original error).
+Every landed row carries its provenance, unchanged files are skipped, and bad records go to
+``raw.rejected_records`` verbatim while the rest of their file lands.
+Details: docs/internals.md#ingest-run
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """The import check: ``python -m csrwh._devtools.imports``.
 
-Builds the import graph of ``csrwh`` and ``ingest`` with grimp (every ``import`` statement of
-every module, those inside functions included), prints it package by package and exits 1 when
-
-* two packages or modules import each other, directly or around a longer loop: in every
-  package, each child (a module, or a subpackage with everything below it) is a node and an
-  import from anywhere in one child into another is an edge; a strongly connected group of
-  two or more children is a cycle (the edges are printed with the lines that make them);
-* a lower layer imports a higher one (:data:`LAYERS`: ``ingest`` never imports ``csrwh``).
-
-``--sizes`` also lists the Python modules of the project over 500 lines (those that say they
-are generated are left out); ``--fail-on-size`` makes one a failure too (off by default while
-the split of the long modules is under way: STYLE.md rule 13).
+Builds the import graph of ``csrwh`` and ``ingest`` with grimp and exits 1 on an import cycle
+between packages or modules, or a lower layer importing a higher one; ``--sizes`` lists the
+modules over 500 lines (``--fail-on-size`` fails on them).
+Details: docs/internals.md#csrwh-_devtools-imports
 """
 
 from __future__ import annotations

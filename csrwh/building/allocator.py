@@ -1,29 +1,10 @@
 """Memory-allocator settings for the build process (``csrwh build``).
 
-A build runs ingest, dbt (DuckDB on two threads, Python models in Arrow and numpy) and the gate
-in one process. What stays resident beyond the data in use is mostly allocator caches, not the
-data: Arrow's default pool (mimalloc) keeps freed pages of its threads, glibc gives each thread
-an arena of its own (freed memory in one is not reused by another) and raises its mmap
-threshold after large frees, so later large buffers land in those arenas and stay. Before the
-build imports Arrow or starts a thread, :func:`tune_for_build`:
-
-* makes the system allocator Arrow's default pool (``ARROW_DEFAULT_MEMORY_POOL=system``), so
-  Arrow's large buffers are mapped and unmapped by glibc like everyone else's;
-* limits glibc to ``ARENA_MAX`` arenas (``mallopt(M_ARENA_MAX)``, as ``MALLOC_ARENA_MAX``);
-* fixes glibc's mmap threshold at ``MMAP_THRESHOLD_BYTES`` (``mallopt(M_MMAP_THRESHOLD)``, as
-  ``MALLOC_MMAP_THRESHOLD_``): blocks of at least that size are mapped and given back on free.
-
-Measured on 2026-11-23 (docs/benchmarks-history.md), cold builds: real corpora peak RSS
-994 / 965 MiB with the allocators as they were, 882 / 914 MiB with all three (before the gate's
-history check was sliced; after it: 860 / 880 MiB). The threshold is 1 MiB, not glibc's
-initial 128 KiB: at sample x100 a 128 KiB threshold cost 10% of the build's wall (117 / 112 s
-against 104 s with the allocators as they were; 1 MiB: 105 / 107 s), and leaving it dynamic
-let one real-corpora build reach 1,005 MiB. Set ``CSRWH_ALLOCATOR=default``
-to leave the allocators as they are; a variable the user set (``ARROW_DEFAULT_MEMORY_POOL``,
-``MALLOC_ARENA_MAX``, ``MALLOC_MMAP_THRESHOLD_``) is respected. Only the ``csrwh build``
-command calls this, as its first act: ``csrwh.cli`` tunes before its own imports when the command
-line runs ``build`` (:func:`tune_if_building`), so an eager import of Arrow anywhere below the CLI
-cannot undo it; importing csrwh changes nothing.
+Before the build imports Arrow or starts a thread, :func:`tune_for_build` puts Arrow on the
+system allocator, caps glibc's arenas and fixes its mmap threshold, so freed memory goes back
+to the system instead of staying in allocator caches. ``CSRWH_ALLOCATOR=default`` or the user's
+own variables leave the allocators as they are.
+Details: docs/internals.md#csrwh-building-allocator
 """
 
 from __future__ import annotations

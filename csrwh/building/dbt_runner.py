@@ -1,29 +1,10 @@
 """Run dbt in-process (dbtRunner) against a given warehouse file.
 
-Anonymous tracking is off (DO_NOT_TRACK and send_anonymous_usage_stats), partial parsing is on,
-and the database path reaches the profile through CSRWH_DBT_PATH. dbt reparses the whole
-project whenever the profile's connection settings change, the path included, so a build
-gives dbt a stable per-warehouse path (``csrwh.building``) and dbt's ``partial_parse.msgpack``
-is reused from one build to the next. DuckDB's ``memory_limit``, ``threads`` and
-``temp_directory`` reach the profile through CSRWH_DBT_MEMORY_LIMIT, CSRWH_DBT_THREADS and
-CSRWH_DBT_TEMP_DIR (:func:`csrwh.config.duckdb_settings`).
-
-Memory: the models whose working memory is Python's -- the Python models (diversity,
-agreement, leaderboard: pandas/Arrow/numpy work in this process) and the SQL models that call
-the build's Python functions on every row (``meta: {one_at_a_time: true}`` in their config:
-the text measures) -- run one at a time (:func:`heavy_models_one_at_a_time`): two side by side
-made the build's peak (Python models: real corpora 1,132 -> 1,056 MB; the text measures beside
-``text_diversity``). Other SQL nodes still run beside them on dbt's
-other threads. After each of them and after dbt, the freed C heap is handed back to the system
-(:func:`return_freed_memory`), so what they freed does not stay in the build's resident set
-while later nodes and the gate run.
-
-The objects that live through the run (dbt's modules, the parsed manifest) are frozen out of
-the garbage collector's reach while the nodes run (:mod:`csrwh.building.heap`).
-
-``log_file`` receives what dbt would print (its info, warning and error lines: one per node
-started and finished), whatever the console shows; ``on_event`` sees every dbt event (the build
-counts nodes with it). Both are called from dbt's worker threads.
+A stable per-warehouse profile path keeps dbt's partial parse between builds; DuckDB's memory,
+threads and spill folder come from :func:`csrwh.config.duckdb_settings`. The models whose working
+memory is Python's run one at a time, freed heap is handed back after each, and dbt's long-lived
+objects are kept out of the garbage collector's reach while the nodes run.
+Details: docs/internals.md#csrwh-building-dbt_runner
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """Import Great Expectations without letting it import pyspark.
 
-GX imports pyspark whenever it is installed (``great_expectations.compatibility.pyspark``),
-which the ``spark`` extra does. That costs the DuckDB build's gate seconds of imports, prints
-pyspark's pandas warning, and -- worse -- pyspark's ``sql.connect.utils`` ends the whole
-process with exit status 0 when ``__main__`` has no file (``python -c``, a notebook kernel
-started that way) and grpc is missing. The DuckDB gate never uses GX's Spark support, so GX
-is imported with pyspark hidden; GX then records it as not installed, and pyspark can still
-be imported normally afterwards (the Spark build does).
-
-GX also imports ``scipy.stats`` (``from scipy import stats``) for expectations the suites do not
-use (distribution tests, KL divergence): 0.7 s of every gate's start. It is registered as a
-lazy module (:class:`importlib.util.LazyLoader`) before GX is imported, so it is executed only
-when one of its attributes is first used; to its user it is the module itself. (A module
-reached by an ``import`` statement, as GX reaches ``altair``, cannot be left lazy: the import
-reads its ``__spec__``, which executes it.)
+GX imports pyspark whenever it is installed, which costs the DuckDB gate seconds and can end a
+``python -c`` process; GX is imported with pyspark hidden and with ``scipy.stats`` lazy (GX uses
+it only for expectations the suites do not have).
+Details: docs/internals.md#csrwh-building-gx_import
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Lineage completeness: every JSON key path of every raw payload is modelled or listed.
 
-For each raw table the build lists the key paths present in its payloads (``$.a.b``,
-arrays as ``[]``, keys that are data — digits, or a level declared as a map — as ``*``)
-and compares them with what the staging models declare they read
-(``config.meta.json_paths_read`` in ``models/staging/**/_*.yml``; ``P.**`` = the whole
-subtree under P is carried into a mart as JSON) and with the paths deliberately not
-modelled (``config.meta.unmodelled_json_paths`` of the raw table in
-the raw table's dbt source (``models/staging/<corpus>/_<corpus>__sources.yml``), each with its reason; an entry covers its subtree). A leaf path
-covered by neither is *unlisted*: the build prints one warning line per path naming an
-example file, and records it in ``main.dq_results`` (suite ``lineage_completeness``).
-
-The payload structures come from DuckDB's ``json_structure`` grouped per distinct
-structure, so the scan is one pass per table.
+Each raw table's key paths (from DuckDB's ``json_structure``) are compared with the paths the
+staging models declare they read and those declared not modelled; a path covered by neither is
+a warning line and a row of ``main.dq_results`` (suite ``lineage_completeness``).
+Details: docs/internals.md#csrwh-building-lineage
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 """What the incremental Python models keep from one build to the next.
 
-The Python models are dbt ``materialized="incremental"`` models with the project's ``replace``
-strategy (``macros/incremental_replace.sql``: the model returns the whole table, which
-replaces the previous one). When dbt runs them incrementally (``dbt.is_incremental``: the
-table exists and neither ``--full-refresh`` nor ``csrwh build --full``/``--full-refresh``
-asked otherwise) they read their previous table (``dbt.this``) and compute only what it does
-not already hold:
-
-* ``int_turn_text_measures`` keys every text by the md5 of :func:`code_version` and the text,
-  and measures only the texts whose key is not in its previous table;
-* the corpus-level marts (``text_diversity``, ``annotator_agreement``; ``crs_leaderboard``,
-  CRSArena's only, is one partition) keep one digest per
-  corpus of the rows they read, with the model's :func:`code_version`, in
-  ``partitions.<model>`` (a schema of its own: not a mart); a corpus whose digest is
-  unchanged is carried over from the previous table, the others are computed again, as a
-  full rebuild would, and a corpus that is gone is dropped.
-
-A code version covers the model's own source (its file, as dbt compiled it), the sources of
-the csrwh modules it names, the versions of the packages it names and its settings, so any
-change to what the figures depend on computes them again.
+Run incrementally, a model reads its previous table and computes only what it does not hold:
+texts by the md5 of code version and text, corpus-level marts by one digest per corpus of the
+rows they read (in ``partitions.<model>``). A code version covers everything the figures depend
+on, so any such change computes them again.
+Details: docs/internals.md#csrwh-building-partitions
 """
 
 from __future__ import annotations

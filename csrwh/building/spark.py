@@ -1,30 +1,10 @@
 """`csrwh build --engine spark`: the same dbt models on Apache Spark.
 
-One process, one local SparkSession (dbt-spark's ``session`` method, profile target ``spark``):
-
-1. **ingest** -- the DuckDB ingest, unchanged (rules, rejects, provenance), into a scratch
-   DuckDB file in the build's folder; ``--strict`` and the first-build reject refusal apply
-   as in a DuckDB build (``--allow-rejects`` accepts them);
-2. **parquet** -- every table of schema ``raw`` written as Parquet, one folder per table
-   (:func:`export_raw_parquet`: the JSON payload as text, timestamps without zone);
-3. **dbt** -- ``dbt run-operation spark_register_raw`` registers those folders as the
-   ``raw`` tables the sources read (no hook in dbt_project.yml: the DuckDB builds run no
-   extra node), then ``dbt build`` (models and tests) on the ``spark`` target, in the same
-   SparkSession. Models that cannot run on Spark (``spark_exclusions.yml``, each with its reason) and
-   everything built from them are left out with ``--exclude <model>+``;
-4. **duckdb** -- the models ``spark_exclusions.yml`` marks ``duckdb_pass`` (the Python
-   report models) are built by dbt-duckdb, their own code and tests, on a scratch DuckDB file
-   whose tables are views over this build's Spark tables (Parquet) the models read
-   (:func:`csrwh.building.spark_duckdb_pass.duckdb_pass`), and written as Parquet beside the Spark marts;
-5. **publish** -- only when every node passed: every mart (a model under ``models/marts``)
-   is moved from Spark's warehouse dir to ``<warehouse>.spark/<mart>/`` (Parquet; the old
-   folder set is replaced as a whole, so readers see one build's marts).
-
-The build writes nothing outside ``<warehouse>.spark`` and its own folder
-``<warehouse>.build/spark-<build id>/`` (Spark's warehouse dir, Derby metastore, scratch
-space, the raw Parquet), which is removed when it ends. It takes the warehouse's build lock,
-so it never runs beside a DuckDB build of the same warehouse; the DuckDB warehouse itself is
-never written.
+One process, one SparkSession: the DuckDB ingest, the raw tables as Parquet, ``dbt build`` on
+the ``spark`` target (models that cannot run on Spark excluded), the Python report models on
+DuckDB over Spark's Parquet, then every mart published to ``<warehouse>.spark/<mart>/``. The
+DuckDB warehouse itself is never written.
+Details: docs/internals.md#csrwh-building-spark
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """A Spark build past one machine: the cluster, its stage and the checks made before building.
 
-``csrwh build --engine spark --spark-remote sc://HOST:PORT --stage FOLDER`` reaches the cluster
-through a Spark Connect server; ``--spark-master spark://HOST:PORT --stage FOLDER`` runs the
-driver in the build's process against a standalone master. Either way the workers share no
-disk with this machine but the **stage**, a folder every worker and this machine see (NFS, a
-mounted object store): the build writes ``<stage>/<build id>/`` -- the raw layer as Parquet,
-one folder per database the models write (``<database>.db``), the probe's files -- and the
-databases are created with their locations there, so no executor reads or writes this
-machine's disk.
-
-Before the ingest (Connect) or the first model (a standalone master) it checks, each in one
-line: the server answers; the workers write the stage and this machine sees their files; the
-workers' Python imports what the project's functions need (``csrwh`` itself among them).
+Through Spark Connect (``--spark-remote``) or a standalone master (``--spark-master``), with a
+``--stage`` folder that every worker and this machine see; before building it checks, each in
+one line, that the server answers, the workers write the stage and import what they need.
+Details: docs/internals.md#csrwh-building-spark_cluster
 """
 
 from __future__ import annotations

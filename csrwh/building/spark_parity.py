@@ -1,21 +1,9 @@
 """Value parity of the Spark marts with the DuckDB warehouse.
 
-``python -m csrwh.building.spark_parity --warehouse W`` reads, in DuckDB, every mart of the
-warehouse ``W`` and the Parquet folder of the same mart that ``csrwh build --engine spark``
-published in ``W.spark/<mart>/``, and compares them **by value**: the rows of each side
-``EXCEPT ALL`` the other, both ways, after every floating-point or decimal column is rounded
-to ``--precision`` decimal places (default :data:`PRECISION`) and every other column is cast
-to the DuckDB mart's type (so an ``integer`` on one side and a ``bigint`` on the other
-compare by value). Per mart it prints one line:
-
-- ``match``: the same multiset of rows;
-- ``differs``: how many rows each side has that the other has not, with a few of them;
-- ``excluded``: not built on Spark, with the entry of ``spark_exclusions.yml`` it comes from
-  and its reason (the DuckDB build's dbt manifest gives the lineage); an entry marked
-  ``duckdb_pass`` excludes nothing here, since the Spark build publishes its mart;
-- ``missing``: not built on Spark and not excluded (a failure, like ``differs``).
-
-Exit status 0 when no mart differs or is missing, 1 otherwise.
+``python -m csrwh.building.spark_parity --warehouse W`` compares every mart of ``W`` with its
+Spark Parquet folder by value (``EXCEPT ALL`` both ways, floats rounded) and prints one line per
+mart: match, differs, excluded or missing. Exit status 1 when a mart differs or is missing.
+Details: docs/internals.md#csrwh-building-spark_parity
 """
 
 from __future__ import annotations

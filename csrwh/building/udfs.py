@@ -1,21 +1,9 @@
 """The Python functions the build registers on its engine, for the SQL models to call.
 
-Two models need Python: ``int_turn_text_measures`` (jieba segmentation, tiktoken counts:
-``csrwh.measures.text``) and ``int_recllmsim__profiles_parsed`` (Python-repr dicts read with
-``ast.literal_eval``). Both are SQL models that call the functions of :data:`FUNCTIONS`; one
-Python function per measure, registered the same way on both engines:
-
-* **DuckDB** -- this module is a dbt-duckdb plugin (``plugins:`` in ``profiles/profiles.yml``):
-  dbt-duckdb calls :meth:`Plugin.configure_connection` on every connection it opens, which
-  registers each function as an Arrow UDF (``create_function(..., type='arrow')``: DuckDB
-  hands it a whole vector of rows at a time, and streams the rows, so nothing grows with the
-  corpus).
-* **Spark** -- :func:`register_spark` registers the same functions on the build's
-  SparkSession (``csrwh build --engine spark`` calls it before ``dbt build``, in the same
-  process) as Arrow UDFs.
-
-Every function takes and returns Arrow arrays; constant arguments (a setting) arrive as a
-column of equal values.
+``int_turn_text_measures`` and ``int_recllmsim__profiles_parsed`` are SQL models calling the
+functions of :data:`FUNCTIONS`: Arrow UDFs registered by a dbt-duckdb plugin on DuckDB and by
+:func:`register_spark` on Spark. Every function takes and returns Arrow arrays.
+Details: docs/internals.md#csrwh-building-udfs
 """
 
 from __future__ import annotations

@@ -1,30 +1,10 @@
 """The no-change check: is the published warehouse up to date with the data folder and project?
 
-Decided from the published file (read-only) and the data folder alone, before the build copies
-the warehouse and before dbt or Great Expectations is imported, by the same rules the ingest
-and the build apply after a copy:
-
-* the project fingerprint recorded in ``main.build_info`` equals :func:`project_fingerprint`
-  (models, macros, seeds, dbt tests, suites, dbt_project.yml, profile, csrwh's version);
-* the published raw files are those its marts were built from (``raw.ingest_files`` digests to
-  ``main.build_info.inputs_digest``: nothing ingested into the published file since);
-* ingest would land nothing: every file it discovers for the requested corpora has a
-  ``raw.ingest_files`` row with the same raw table, size and sha256 (ingest's own skip rule;
-  every file is hashed, as ingest does, so a same-size edit is noticed whatever its mtime),
-  and no landed file of those corpora is gone (a missing corpus folder whose files are in the
-  warehouse is a change: the build refuses it or drops it with ``--drop-corpus``);
-* with ``--strict``, no rejected record of those corpora remains.
-
-A published file that is not the one the last build published -- a WAL beside it (a writer
-that died), or a size or modification time other than the publishing build recorded in
-``<warehouse>.build/state/build.json`` (something wrote to it since) -- is never up to date:
-:func:`published_file_differs` says so and the build repairs it by a full rebuild with every
-check on (``csrwh/building/job.py``), before and after the copy and ingest.
-
-Anything else — no published file, a file another process holds for writing,
-an unknown corpus, a discovery warning, a file name that is not UTF-8, a missing data folder —
-is "not known to be up to date": the build goes on (copy, ingest) and decides, reports or
-refuses exactly as before. :func:`why_not_up_to_date` returns the reason (one line) or None.
+Decided from the published file (read-only) and the data folder alone, before any copy and
+before dbt or Great Expectations is imported, by the rules ingest and the build apply after a
+copy. Anything it cannot decide is "not known to be up to date" and the build goes on.
+:func:`why_not_up_to_date` returns the reason (one line) or None.
+Details: docs/internals.md#csrwh-building-uptodate
 """
 
 from __future__ import annotations

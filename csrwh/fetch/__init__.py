@@ -1,80 +1,10 @@
 """Download the corpora from their public upstreams into the data folder.
 
 ``fetch(corpora, data_dir, from_zip=None, force=False, mirror=None)`` lands each corpus in
-``data_dir/<corpus folder>`` in its upstream repository's own layout (see
-docs/ARCHITECTURE.md) and writes ``<corpus folder>/.csrwh-manifest.json`` with the upstream
-URL(s), ref/commit/version, ``fetched_at``, the sha256 + size of every file and ``subsets``:
-the number of files per top-level folder (``"."`` for files at the top).
-
-Where things come from is data, not code: the ``[corpus.upstream]`` tables of the corpus
-registry ``ingest/corpora.toml`` (URLs, pinned commits, known sha256/size), typed by
-:mod:`csrwh.fetch.sources`. Which corpus uses which kind is in the registry; the kinds:
-
-* ``github_archive`` -- the GitHub zip archive of a pinned commit; only the paths under
-  ``include`` are kept, or, with a ``select`` rule, the files matching its glob whose content
-  passes its JSON-key test (so a corpus whose releases are new top-level folders is kept by
-  content, not by folder name; how many archive files the rule left out is printed and
-  recorded in the manifest). Git LFS pointer files inside the archive are replaced by the
-  object from ``lfs_media_url`` (checked against the pointer's oid and size); when that
-  fails the file is left out with a warning. Pinned ``expected_files`` are checked.
-* ``hub_files`` -- files from a dataset hub (first working URL template: the hub, then a
-  fallback), each saved under its ``local`` name (a hub's file names may differ from the
-  warehouse layout).
-* ``manual_zip`` -- only distributed by hand (e.g. a Google-Drive zip): download it and run
-  ``csrwh fetch <corpus> --from-zip PATH``. Asked for explicitly without a zip, fetch raises
-  a CsrwhError with those instructions; when fetching "all" it is reported as ``manual``.
-
-Every name the registry knows for a corpus is accepted (id, folder, title or alias).
-``from_zip`` applies to one corpus (with an empty corpus list it means the ``manual_zip``
-corpus); for the ``github_archive`` corpora it may be the archive zip downloaded by hand.
-
-Mirror (offline tests, air-gapped installs): ``mirror`` or else ``$CSRWH_MIRROR`` replaces the
-scheme and host of every URL. The upstream host becomes the first path segment::
-
-    mirror_url("https://codeload.github.com/o/r/zip/abc", "http://127.0.0.1:8000")
-    == "http://127.0.0.1:8000/codeload.github.com/o/r/zip/abc"
-
-i.e. ``mirror.rstrip("/") + "/" + host + path [+ "?" + query]``, so a plain static file server
-over a folder holding ``codeload.github.com/...``, ``media.githubusercontent.com/...`` and
-``huggingface.co/...`` serves everything.
-
-Robustness (:mod:`csrwh.fetch.download`, the HTTP helper): downloads use requests into
-``data_dir/.tmp-<corpus>-dl-*.part`` files; what is retried is one urllib3 ``Retry``
-(:func:`~csrwh.fetch.download.retry_policy`: timeouts, dropped connections, 408/429 and 5xx,
-``ATTEMPTS`` tries with exponential backoff of ``BACKOFF_SECONDS``; a try that received data
-before failing is not counted). A host that cannot be reached at all (DNS failure, connection
-refused, no route) is not retried: with no network every corpus fails at once with one ``✗``
-line each and one error with a hint. A partial ``.part`` file left by an earlier try (or a
-killed run) is resumed with an HTTP ``Range`` request when the server answers 206 (guarded by
-``If-Range``), else downloaded again; when a corpus fails, its ``.part`` files are deleted.
-Hugging Face files (:mod:`csrwh.fetch.hub`) are fetched with ``huggingface_hub`` from
-``$HF_ENDPOINT`` (default https://huggingface.co) into a ``.tmp-<corpus>-dl-*.part.hub``
-folder of the data folder (its cache too; nothing under ``~/.cache``), under the same retry
-policy and bounds; a dropped connection is tried again in the run (huggingface_hub resumes
-from its last 10 MB chunk written), a killed run starts the file over. With
-``CSRWH_MIRROR`` set (a plain file server, not the Hub's API) they are plain downloads.
-Every file is verified against what is known about it (:mod:`csrwh.fetch.verify`: pinned
-sha256/size, the hub's announced sha256/size, the HTTP length or chunked framing; a
-close-delimited body with nothing to check it against is refused; bytes that do not match are
-deleted) and recorded with the list of checks (``verified`` in the manifest's
-``downloads``). Each file may take at most ``MAX_FILE_BYTES`` and
-``MAX_FILE_SECONDS``; a zip may extract to at most ``MAX_EXTRACT_BYTES``
-(:mod:`csrwh.fetch.files`). Redirects are followed only to the requested host, hosts the
-upstreams name and the registry's ``redirect_hosts`` (default ``DEFAULT_REDIRECT_HOSTS``, the
-hubs' CDNs). Files are extracted into ``data_dir/.tmp-<corpus>-build-*`` and renamed into
-place only when complete and holding at least one non-empty file (a zip without usable files
-is an error); an existing corpus folder is replaced only then, even with ``force``, and left
-untouched on any error. Before the swap the ingest reads the new folder and the one it
-replaces (:mod:`csrwh.fetch.check`): a file that lands no record, or fewer than half the
-files or records of a raw table of the replaced folder, refuses the swap unless
-``allow_suspect``. Without ``force`` a corpus folder that already holds a manifest is
-skipped (a folder without one, e.g. copied by hand, is also left alone).
-
-Modules: ``sources`` (typed upstreams), ``download`` (HTTP, the retry policy), ``redirects``
-(allowed hosts, the requests session), ``verify`` (checks of the bytes), ``parts`` (``.part``
-files, mirror URLs), ``archive`` (GitHub archives, LFS), ``hub`` (hub files, huggingface_hub),
-``manual`` (hand-downloaded zips), ``files`` (extraction, manifest, install), ``check`` (the
-content check before the swap); this module runs them per corpus.
+``data_dir/<corpus folder>`` in its upstream layout, with a ``.csrwh-manifest.json`` of where
+every file came from and its sha256. Upstreams are data (``ingest/corpora.toml``); every download
+is verified, and a corpus folder is replaced only by a complete one that passes the content check.
+Details: docs/internals.md#csrwh-fetch
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Before a fetched corpus folder is swapped in: does it hold what the corpus needs?
 
-The new folder is read by the ingest itself (discovery and readers, into an in-memory DuckDB
-that is thrown away), and so is the folder it would replace. The new folder is refused when
-
-* it lands no record at all;
-* a file of it lands no record and is rejected (an empty, truncated or unparseable file: a
-  0-byte file from a mirror, a zip of garbage), named with the ingest's one-line reason; or
-* per raw table, it holds fewer than :data:`MIN_SHARE` of the files or of the records of the
-  folder it replaces (a zip holding one trivial file: RecLLMSim 91 files -> 2).
-
-``csrwh fetch --allow-suspect`` swaps it in anyway. Nothing here writes outside the
-``.tmp-<corpus>-check-*`` folder it works in (the new files are moved there and back).
+The new folder and the one it would replace are read by the ingest itself (into a throw-away
+DuckDB); the new one is refused when it lands nothing, holds a file that lands nothing, or
+holds far fewer files or records than the old. ``--allow-suspect`` swaps it in anyway.
+Details: docs/internals.md#csrwh-fetch-check
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Inter-annotator agreement (``annotator_agreement``) and its bootstrap intervals.
 
-Pure functions over plain Python iterables and numpy arrays: no I/O, no database access,
-deterministic for a given input (and seed). ``tests/unit/test_agreement.py`` checks both
-measures against ``statsmodels.stats.inter_rater.fleiss_kappa`` and the ``krippendorff``
-package.
-
-* :func:`fleiss_kappa` / :func:`fleiss_table` -- Fleiss' kappa for nominal labels, in the
-  generalisation that allows a different number of raters per item.
-* :func:`krippendorff_alpha` -- Krippendorff's alpha (nominal, ordinal, interval, ratio)
-  by the coincidence-matrix method, tolerating missing values.
-* :func:`fleiss_kappa_bootstrap` / :func:`krippendorff_alpha_bootstrap` -- percentile
-  bootstrap intervals for both, resampling the rated units (items, turns) with all of
-  their ratings, never single ratings.
+Pure, deterministic functions: :func:`fleiss_kappa`, :func:`krippendorff_alpha` and their
+percentile bootstraps, checked against statsmodels and the ``krippendorff`` package.
+Details: docs/internals.md#csrwh-measures-agreement
 """
 
 from __future__ import annotations

@@ -1,26 +1,10 @@
 """The Distinct-n engine of the ``text_diversity`` mart, in bounded memory.
 
-Definitions (variants, scopes, sides, the truncated Distinct-n of CRSArena-Dial's analysis):
-``models/marts/measures/text_diversity.py``. This module computes one corpus's rows from a
-DuckDB relation of its utterances without holding its texts or token ids:
-
-1. the utterances' file order and scope group (subset x system x role) are numbered in DuckDB
-   (a table without the texts);
-2. the texts are streamed in batches of :data:`BATCH_ROWS` (any order). Each batch is
-   lower-cased by Python's ``str.lower`` and split as ``str.split()`` does by Arrow kernels (a
-   test checks every code point); its words per utterance, and its distinct ``plain`` unigrams
-   and bigrams per group (as strings: a bigram is its two tokens joined by a space, which no
-   token holds), go back to DuckDB;
-3. set-based work is SQL: the distinct n-grams of every scope x side (``count`` of a
-   ``select distinct`` over the groups of the scope, which DuckDB spills to disk under its
-   memory limit), utterance, word and conversation counts;
-4. the ``dataset`` variant reads only what it keeps: a scope of at most :data:`MAX_WORDS`
-   words is read whole; a larger one draws its 100 seeded shuffles from the words per
-   utterance alone (:mod:`csrwh.measures.shuffles`) and then reads the texts of the
-   utterances the shuffles keep (at most ~``MAX_WORDS`` words each), a few scopes at a time.
-
-Every figure is the one the former whole-corpus implementation gave (same draws, same integer
-ratios): ``tests/unit/test_text_diversity_engine.py``.
+Computes one corpus's rows from a DuckDB relation of its utterances without holding its texts
+or token ids: texts are streamed in batches and the set-based work is SQL on work tables that
+DuckDB can spill. Same figures as the in-memory engine
+(``tests/unit/test_text_diversity_engine.py``).
+Details: docs/internals.md#csrwh-measures-distinct_n
 """
 
 from __future__ import annotations

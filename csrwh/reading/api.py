@@ -1,17 +1,9 @@
 """The Python API: the published warehouse as a read-only connection, or as conversation records.
 
-``csrwh.connect()`` opens the published warehouse read-only (any SQL over the marts);
-``csrwh.load()`` returns one record per conversation in the chat-template shape training code
-expects — ``messages`` as ``[{role, content}]`` with role ``user`` | ``assistant`` in turn
-order — with the conversation's metadata, its conversation-level ratings, the per-turn
-annotations (intents, turn-level ratings) in a list parallel to ``messages``, and a
-deterministic ``split``:
-
-* ``split`` comes from the conversation id alone: the first 8 hex digits of
-  ``md5(conversation_id)`` as an integer, modulo 100 — below :data:`SPLIT_RATIOS` ``train``
-  (80), then ``validation`` (10), then ``test`` (10). It never changes between builds or
-  machines (md5 is fixed; the id is ``<corpus>:<source id>``), and a corpus added later does
-  not move any existing conversation.
+``csrwh.connect()`` opens it read-only; ``csrwh.load()`` returns one record per conversation in
+the chat-template shape (``messages`` as ``[{role, content}]``) with its metadata, ratings,
+per-turn annotations and a deterministic ``split`` from the conversation id alone.
+Details: docs/internals.md#csrwh-reading-api
 """
 
 from __future__ import annotations

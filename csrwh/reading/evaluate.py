@@ -1,21 +1,10 @@
 """Evaluate a TREC run against one collection's relevance judgments with ir_measures.
 
-* The qrels are the `relevance_judgments` mart's rows of one *collection* (a corpus id, or
-  ``custom:<name>`` for an own corpus): ``topic_id``, ``doc_id`` and ``grade`` on the kind's
-  declared scale; ``kind`` picks one of the collection's judgment kinds or ``all``.
-* A run is a TREC run file: ``topic Q0 doc rank score tag`` per line, whitespace-separated.
-* Measures are ir_measures names (``nDCG@10``, ``P@5``, ``AP``, ``RR``, ...), computed by its
-  pytrec_eval backend. Aggregation is trec_eval's: the mean over the topics that are in the
-  qrels **and** the run (a topic the run does not answer is not counted as 0; the result says
-  how many topics were evaluated and how many qrels topics the run missed).
-
-:mod:`csrwh.reading.trec` writes each collection's qrels and topics as TREC files.
-
-``csrwh eval`` (:func:`evaluate_file`) evaluates a run file against one collection
-(``--corpus``; without it, the one collection the warehouse has judgments for) and one kind of
-judgments, or with ``--qrels all`` against each of the collection's kinds and all of them,
-and prints a table, JSON or CSV. ``--save NAME`` stores the evaluation in the *evaluations sidecar*
-(:mod:`csrwh.reading.eval_sidecar`).
+The qrels are the ``relevance_judgments`` mart's rows of one collection and judgment kind; the
+measures are ir_measures names, aggregated as trec_eval does. ``csrwh eval``
+(:func:`evaluate_file`) prints a table, JSON or CSV, and ``--save NAME`` stores the result in
+the evaluations sidecar.
+Details: docs/internals.md#csrwh-reading-evaluate
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """The one way csrwh opens the published warehouse read-only (API, ``csrwh sql``/``export``,
 report, dashboard).
 
-``csrwh build`` writes ``<warehouse>.building-<build id>`` and atomically renames it over the
-published file. Plain ``duckdb.connect(path, read_only=True)`` goes through DuckDB's
-per-process instance cache: while any other connection to the old file is alive in the
-process, a new connect silently returns the *old* (renamed-away) database. :func:`open_read_only`
-instead opens a private in-memory DuckDB and ``ATTACH``es the file ``READ_ONLY``: it always
-reads the file that is at the path now, and a read-only attach never blocks a writer of the
-new file.
-
-The attached database takes the name a plain connect gives it (the file's stem, e.g. ``csr``)
-and is the connection's default, so ``from turns``, ``main.turns``, ``csr.main.turns`` and
-``current_database()`` read as before; spills go to ``<warehouse>.tmp`` as a plain connect's
-would.
+:func:`open_read_only` attaches the file ``READ_ONLY`` to a private in-memory DuckDB, so it
+always reads the file now at the path (not a renamed-away one from DuckDB's instance cache) and
+never blocks a writer.
+Details: docs/internals.md#csrwh-reading-opener
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """Format-faithful synthetic files for the five corpora, in their upstream layouts, and two
 small corpora of your own in the generic ``custom`` format (docs/ADDING_A_CORPUS.md).
 
-``generate(out)`` writes ``out/<corpus folder>/...`` exactly as the upstream repositories
-lay their files out, so that ``csrwh ingest --data-dir out`` works on it like on real
-data. Output is deterministic: the same ``seed`` and ``scale`` give byte-identical files
-(every corpus draws from its own ``random.Random`` derived from the seed; nothing reads
-the clock). ``scale`` multiplies every volume linearly.
-
-Each corpus folder also gets a ``.csrwh-sample.json`` marker (ignored by ingest, like
-every dot file) listing the files written, so that a later run with a smaller scale
-removes the files it no longer produces. ``out`` must be new, empty or an earlier sample's
-output: a folder holding anything sample did not write (a file no marker lists, a link, a
-corpus folder without its marker, fetched real data with its ``.csrwh-manifest.json``) is
-refused before anything is written (:func:`check_out`).
+``generate(out)`` writes byte-identical files for the same ``seed`` and ``scale``, and refuses
+an ``out`` holding anything an earlier sample did not write (:func:`check_out`).
+Details: docs/internals.md#csrwh-sample
 """
 
 from __future__ import annotations

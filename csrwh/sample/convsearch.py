@@ -1,17 +1,8 @@
 """Synthetic ConvSearch (github.com/chuzhumin98/ConvSearch-Dataset) main part.
 
-The real files are not available here; the format follows the upstream README and
-NOTES.md: ``Dialogs.json`` and ``SearchBehaviors.json`` are JSON arrays written with
-``ensure_ascii=True`` (Chinese as ``\\uXXXX``), in the README sample's style
-(``indent=2`` with Python-2 ``", "`` item separators, so lines end in ``", "``; lists of
-scalars such as the three assessor labels on one line), no final newline. Dialogue and
-turn times are float seconds (3 decimals); page-log start/end are int milliseconds and
-``dwell_time`` is ms; ``clicked_results`` is a JSON-encoded STRING
-(compact, ``[]`` when nothing was clicked). Page-log ids (SERP and landing page) share
-one sequence.
-
-Volumes at scale 1: 40 dialogues, about 8.3 turns (6.9 merged), 6 queries (about 60 %
-with clicks) and 8.8 landing pages per dialogue.
+``Dialogs.json`` and ``SearchBehaviors.json`` in the format the upstream README and NOTES.md
+describe (the real files are not available here).
+Details: docs/internals.md#csrwh-sample-convsearch
 """
 
 from __future__ import annotations

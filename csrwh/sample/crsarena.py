@@ -1,16 +1,8 @@
 """Synthetic CRSArena-Dial (github.com/iai-group/crsarena-dial) in its upstream layout.
 
-Byte format copied from the real files:
-- ``data/crs_arena_dial_{open,closed}.json``: ``json.dumps(list, indent=4)`` (ASCII,
-  ``\\uXXXX`` escapes), no final newline. Key order per dialogue: open file
-  ``conversation ID, agent, user, conversation, metadata``; closed file
-  ``conversation ID, agent, user, metadata, conversation`` (as upstream).
-- ``conversation ID`` = ``{agent id}_{user id}``; ``utterance ID`` =
-  ``{agent id}-{user id}_{n}`` (hyphen, as upstream); user ids are UUID4 strings.
-- ``data/votes_{open,closed}.csv``: written by ``csv.writer`` (QUOTE_MINIMAL, ``\\r\\n`` row
-  terminator, embedded newlines in feedback are bare ``\\n``); ``session_id`` is
-  ``YYYY-MM-DD HH:MM:SS`` in the open file and ``YYYY-MM-DD HH:MM:SS.ffffff`` in the
-  closed file.
+``data/crs_arena_dial_{open,closed}.json`` and ``data/votes_{open,closed}.csv``, byte format
+copied from the real files.
+Details: docs/internals.md#csrwh-sample-crsarena
 """
 
 from __future__ import annotations

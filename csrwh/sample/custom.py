@@ -1,17 +1,9 @@
 """Synthetic corpora of your own ("custom", docs/ADDING_A_CORPUS.md) in the generic format.
 
-Two small corpora under ``custom/``, clean by construction (every record follows the format):
-
-- ``travel_chat/``: ``corpus.json`` (licence, citation, defaults, three rating scales, one
-  judgment kind), ``conversations.jsonl`` -- travel-recommendation chats with a system prompt
-  in some, per-message labels on user messages, a thumbs rating (0/1) on some assistant
-  messages, conversation ratings, metadata and, for a quarter of them, ``"subset": "pilot"``
-  -- and ``relevance.qrels``: graded judgments (-1..3) of hotels, the topics the chats' ids
-  plus a few topics of no chat;
-- ``recipe_qa/``: ``questions.jsonl`` only -- short question/answer exchanges with the bare
-  minimum plus ``task`` and ``language`` (no corpus.json, no ratings, no labels).
-
-Lines are ``json.dumps`` with default separators and ASCII escapes; same seed, same bytes.
+Two small corpora under ``custom/``, clean by construction: ``travel_chat/`` (corpus.json,
+conversations with ratings and labels, relevance judgments) and ``recipe_qa/`` (the bare
+minimum). Same seed, same bytes.
+Details: docs/internals.md#csrwh-sample-custom
 """
 
 from __future__ import annotations

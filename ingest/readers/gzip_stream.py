@@ -1,17 +1,8 @@
-"""gzip-compressed files as a stream of decompressed bytes, with Python's ``zlib``
-(``decompressobj``, the gzip wrapper): memory is bounded by a block, never by the file, and a
-stream that breaks off keeps everything decompressed before the break.
+"""gzip-compressed files as a stream of decompressed bytes, with Python's ``zlib``.
 
-* a file of several gzip members (``cat a.gz b.gz``) is read member after member; zero bytes
-  after the last member are padding, as for the ``gzip`` tool;
-* a truncated file (the compressed data ends before the gzip end-of-stream marker) or corrupt
-  data (no gzip header, a bad block, a CRC or length check that fails) ends the stream with a
-  :class:`GzipBroken` after the bytes decompressed so far. The output of one inflate call (at
-  most :data:`INPUT_BYTES` of input) can be lost with corrupt data; truncation loses none.
-
-DuckDB reads gzip too, but its readers would drop the record text and line numbers that
-ingest keeps (``ingest/readers/__init__.py``), so the stream is decompressed here and the
-lines go through the same readers as an uncompressed file's.
+Memory is bounded by a block, never by the file; several members are read in turn, and a
+truncated or corrupt stream ends with :class:`GzipBroken` after the bytes decompressed so far.
+Details: docs/internals.md#ingest-readers-gzip_stream
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """Great Expectations Data Docs that render offline, one folder per warehouse.
 
-GX's page templates link 15 stylesheets and scripts from CDNs (Bootstrap, jQuery, Popper,
-bootstrap-table, bootstrap-datepicker, Font Awesome, bootstrap-dark, Vega); without a network
-the pages render unstyled. :func:`localise` copies those files, vendored from the npm registry
-with their licences (``data_docs_assets/``, written by ``scripts/vendor_data_docs_assets.py``),
-into ``<docs>/static/vendor/`` and points every page at them; :func:`remote_links` lists any
-link to another host that is left (none, or a test fails).
-
-Where: :func:`docs_dir` -- ``<warehouse>.data_docs/`` beside the warehouse, so builds and
-validations of different warehouses never overwrite one another's Data Docs. The build's gate,
-which validates the working copy ``<warehouse>.building-<build id>``, renders beside that copy
-(:func:`docs_dir_for_build`); the build moves them to the warehouse's folder when it publishes
-(:func:`publish`), beside ``<warehouse>.failed`` when it keeps a refused build
-(:func:`move`), and removes them otherwise -- so a refused or interrupted build never replaces
-the Data Docs of the published warehouse.
+:func:`localise` points the pages at vendored copies of the stylesheets and scripts GX links
+from CDNs; the Data Docs live in ``<warehouse>.data_docs/``, and a refused or interrupted build
+never replaces the published warehouse's.
+Details: docs/internals.md#csrwh-building-gate-data_docs
 """
 
 from __future__ import annotations

@@ -1,30 +1,10 @@
 """A version-guarded fix that lets Great Expectations push SQL down to DuckDB.
 
-The bug (GX issues #10738 and #11579, unfixed through 1.24.1):
-``SqlAlchemyExecutionEngine.execute_query`` runs the query inside
-``with self.get_connection() as connection:`` but returns the *unconsumed* cursor result
-after that block has closed the connection. Most drivers keep the rows readable anyway;
-duckdb-engine does not: the connection goes back to the pool, is rolled back, and the
-pending DuckDB result then yields no rows, silently. Every metric comes back empty, every
-expectation reports ``success=False`` with ``result == {}`` and no exception.
-
-The fix: for the ``duckdb`` dialect only, buffer the rows *inside* the connection block
-(``CursorResult.freeze()``) and return an in-memory ``Result`` that has the same
-``fetchall``/``fetchmany``/``fetchone``/``scalar``/``first`` API the GX metrics call.
-Other dialects go through GX's own method untouched. ``execute_query_in_transaction`` is
-left alone: GX only uses it for statements whose rows it never reads (temp-table inserts).
-
-A second gap, same versions: GX's regex expectations (``expect_column_values_to_match_regex``,
-``..._not_match_regex`` and their ``_list`` forms) build their SQL in
-``get_dialect_regex_expression``, which knows a list of dialects and not ``duckdb``: on DuckDB
-every regex expectation fails with "Regex is not supported for dialect duckdb". The fix maps
-the ``duckdb`` dialect to DuckDB's ``regexp_matches(column, regex)``, a search as GX documents
-for every engine (Pandas' ``str.contains``, PostgreSQL's ``~``): anchor with ``^...$`` to match
-a whole value. Other dialects go to GX's own function untouched.
-
-Both patches are applied only to GX versions in :data:`KNOWN_BROKEN`; any other version fails
-loudly (:class:`UnsupportedGXVersion`) so that an upgrade is a deliberate, re-verified step
-(``tests/unit/test_validate_gx_fix.py`` shows whether the new version still needs them).
+GX's SQL engine returns query results after their connection is closed (duckdb-engine then
+yields no rows, silently) and knows no regex SQL for DuckDB; both are patched for the
+``duckdb`` dialect only, and only on the GX versions in :data:`KNOWN_BROKEN` (any other version
+raises :class:`UnsupportedGXVersion`).
+Details: docs/internals.md#csrwh-building-gate-gx_duckdb
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """`csrwh validate` and the build's expectations gate: Great Expectations suites over DuckDB.
 
-The suites are the YAML files in ``expectations/`` (one per raw source, one per mart; see
-``expectations/README.md``). :func:`validate` runs them with GX's SQL datasource, so every
-expectation is pushed down to DuckDB as SQL and no table is ever pulled into pandas; it
-needs ``duckdb-engine`` + SQLAlchemy and the result-fetch fix in
-:mod:`csrwh.building.gate.gx_duckdb` (GX issues #10738/#11579). Each expectation carries a
-severity: ``critical`` failures block publishing (:func:`gate`), ``warning`` ones are only
-reported. Results are appended to ``main.dq_results`` in the validated database (one row
-per expectation and run) and GX Data Docs are rendered beside the warehouse, to
-``<warehouse>.data_docs/`` (offline: :mod:`csrwh.building.gate.data_docs`).
-
-    from csrwh.building.gate.run import validate, gate, print_summary
-    report = validate(Path("warehouse/csr.duckdb"), run_id="manual-1")
-    print_summary(report)
-    build(..., gates=[gate])          # csrwh.building: critical failures keep the build unpublished
+:func:`validate` runs the suites of ``expectations/`` with every expectation pushed down to
+DuckDB as SQL, appends the results to ``main.dq_results`` and renders Data Docs beside the
+warehouse; :func:`gate` blocks publishing on a ``critical`` failure.
+Details: docs/internals.md#csrwh-building-gate-run
 """
 
 from __future__ import annotations

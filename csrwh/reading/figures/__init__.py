@@ -1,20 +1,9 @@
 """Published figures: every figure a corpus's authors state, recomputed from the marts.
 
-The figures are data — ``notebooks/published_figures/<corpus>.csv``, one row per figure with
-its source, published value and precision, and the metric (plus args) that computes it. The
-metrics live in one module per corpus (``csrwh/reading/figures/<corpus>.py``, plus ``common.py``),
-each with a written definition. :func:`compare` evaluates every row against a warehouse and
-returns the comparison the report shows and writes (``published_vs_warehouse.csv``):
-
-* **match** — equal when rounded as published;
-* **explained** — differs, but the documented alternative definition reproduces it;
-* **differs** — neither (the row's explanation says what was verified);
-* **subset not present: …** / **corpus not present in this warehouse**;
-* **not derivable** — the files do not hold what the figure needs (the reason is given).
-
-Each corpus's tables and plots in the report (its authors' own analyses) are drawn by
-``csrwh/reading/figures/render/<corpus>.py`` from what its metrics module defines; the
-published values themselves are read from the CSV by :mod:`csrwh.reading.figures.published`.
+The figures are data (``notebooks/published_figures/<corpus>.csv``), their metrics one module per
+corpus; :func:`compare` evaluates every row against a warehouse as match, explained, differs,
+not present or not derivable.
+Details: docs/internals.md#csrwh-reading-figures
 """
 
 from __future__ import annotations

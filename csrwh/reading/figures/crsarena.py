@@ -1,16 +1,9 @@
 """CRSArena-Dial: the README's and `DataAnalysis.md`'s figures, everything `tool/analysis.ipynb`
 prints, and the per-dialogue vote result `tool/merge.py` derives.
 
-The analysis (github.com/iai-group/crsarena-dial @ dd7f4e7dd3bc) reads
-`data/crs_arena_dial_{open,closed}.json` and `data/votes_{open,closed}.csv`. The warehouse side
-reads the marts: `conversations`, `turns`, `votes`, `crs_leaderboard`, and the CRSArena
-analysis marts `crsarena_dialogue_stats`, `crsarena_battle_counts`, `crsarena_vote_results`
-(models/marts/reports/) and `text_diversity` (models/marts/measures/).
-
-Rounding: the analysis prints means and standard deviations with Python's ``round(x, 3)`` or
-``f"{x:.2f}"`` -- the exact binary value rounded half to even -- and the comparison rounds the
-warehouse's unrounded value the same way (``csrwh.reading.figures.round_as_published``). DuckDB's
-``round`` rounds half away from zero, so no figure here is rounded in SQL.
+Recomputed from the marts and rounded as the analysis prints them (half to even, in Python,
+never in SQL).
+Details: docs/internals.md#csrwh-reading-figures-crsarena
 """
 
 from __future__ import annotations

@@ -1,36 +1,10 @@
 """`csrwh report`: the statistics report, executed from notebooks against the marts.
 
-The analysis lives in ``notebooks/`` as jupytext percent-format ``.py`` files (reviewable
-in git, no outputs). :func:`build_report` executes them headless with nbclient in a
-``python3`` kernel of this interpreter, passing the warehouse through ``CSRWH_WAREHOUSE``,
-and writes
-
-* ``<out_dir>/statistics.html`` -- one self-contained page: the notebooks' markdown and
-  outputs (no code); tables as HTML, plots as base64 PNG, no script or style loaded from
-  anywhere (it renders offline); a small inline script sets ``data-report-status="ok"`` on
-  ``<body>`` once the page and its images loaded without a script error;
-* ``<out_dir>/.csrwh-report.json`` -- what this run wrote: the next run replaces exactly
-  those files and leaves anything else in the folder alone;
-* ``<out_dir>/tables/*.csv`` -- the key tables, written by the notebooks through
-  :func:`write_table` (stable row order from the SQL, fixed float formatting), so two runs
-  on the same warehouse give byte-identical files. The HTML differs only in the
-  ``<span id="generated-at">`` timestamp.
-
-One module per concern:
-
-* :mod:`~csrwh.reading.report.runner` -- :func:`build_report` (execute, write) and ``main``
-  (``python -m csrwh.reading.report``); ``build_report(timings=...)`` records where the time goes
-  (``benchmarks/report.py``);
-* :mod:`~csrwh.reading.report.page` -- executed notebooks to the HTML page;
-* :mod:`~csrwh.reading.report.notebook` and :mod:`~csrwh.reading.report.provenance` -- what the notebooks
-  import as ``R`` (connection, queries, CSV writing, table/figure display, the provenance
-  header), with the interval columns and figure layouts of :mod:`csrwh.reading.plotting`;
-* :mod:`~csrwh.reading.report.published` -- section 2, the published figures beside the warehouse's
-  (the comparison itself is :func:`csrwh.reading.figures.compare`);
-* :mod:`~csrwh.reading.report.render` -- the headless Chromium render check;
-* :mod:`~csrwh.reading.report.settings` -- paths, environment variable names, formats, display names.
-
-Everything the notebooks and callers use is importable from ``csrwh.reading.report`` itself.
+:func:`build_report` runs the jupytext notebooks of ``notebooks/`` headless and writes one
+self-contained ``statistics.html`` (renders offline), the key tables as CSV (byte-identical
+between runs on the same warehouse) and a list of what it wrote. Everything the notebooks and
+callers use is importable from ``csrwh.reading.report`` itself.
+Details: docs/internals.md#csrwh-reading-report
 """
 
 from __future__ import annotations

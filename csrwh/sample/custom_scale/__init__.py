@@ -1,34 +1,10 @@
-"""Large corpora of your own (the generic ``custom`` format, docs/ADDING_A_CORPUS.md) for the
-own-corpus scaling benchmark (``benchmarks/custom_scale.py``).
+"""Large corpora of your own (the generic ``custom`` format) for ``benchmarks/custom_scale.py``.
 
-Two writers, both streaming (one conversation in memory at a time, whatever their number) and
-both writing ``<out>/custom/<name>/`` (a data folder ``csrwh build --data-dir <out>`` reads):
-
-- :func:`write_generated` -- ``n`` synthetic conversations, deterministic by seed (conversation
-  ``i`` is the same whatever ``n``), in files of at most ``lines_per_file`` lines
-  (``part-00000.jsonl``, ...) plus a ``corpus.json`` declaring the rating scales. Chinese and
-  English conversations (``zh_share`` of them Chinese, default half), 2-40 messages, user and
-  assistant alternating (a system prompt first in some), labels on the user messages of some,
-  a per-message rating on the assistant messages of some, conversation ratings on some,
-  ``user_id``, ``system_id``, ``task``, and ``subset``/``metadata`` on some. Message counts and
-  message sizes follow the real RecLLMSim ``human_exp_V2`` release (1,833 conversations of
-  people with four LLMs): :data:`MESSAGES_PER_CONVERSATION`, :data:`USER_MESSAGE_BYTES` and
-  :data:`ASSISTANT_MESSAGE_BYTES` are its quantiles (:func:`calibrate` recomputes them), drawn
-  by inverse CDF (linear between the quantiles). Sizes are UTF-8 bytes, so an English message
-  has about the bytes of a Chinese one (~2.1 times its characters: real Chinese answers are
-  ~54% CJK characters, 3 bytes each, the rest ASCII). A message of more than 40 is cut to 40.
-- :func:`convert_recllmsim` -- the real RecLLMSim files (any of its releases; the benchmark uses
-  ``human_exp_V2``) as own-corpus JSONL, one line per file, in file-name order, ``copies``
-  times (ids suffixed ``#c01``, ``#c02``, ... when ``copies`` > 1; one file per copy).
-  Every message is kept (:func:`recllmsim_line`).
-
-Lines are ``json.dumps(..., ensure_ascii=False)`` (UTF-8, as a lab's logs would be). Neither
-writer deletes or overwrites anything: a corpus folder that exists already is an error.
-
-From the command line (``--help`` for the options)::
-
-    .venv/bin/python -m csrwh.sample.custom_scale generate --conversations 100000 --out /tmp/own
-    .venv/bin/python -m csrwh.sample.custom_scale convert --copies 10 --out /tmp/own_x10
+:func:`write_generated` streams ``n`` deterministic synthetic conversations sized like RecLLMSim's
+``human_exp_V2``; :func:`convert_recllmsim` writes the real RecLLMSim files as own-corpus JSONL,
+``copies`` times. Neither overwrites anything. Command line: ``python -m
+csrwh.sample.custom_scale generate|convert --help``.
+Details: docs/internals.md#csrwh-sample-custom_scale
 """
 
 from __future__ import annotations

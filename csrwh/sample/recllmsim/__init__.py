@@ -1,28 +1,8 @@
 """Synthetic RecLLMSim (github.com/wzf2000/RecLLMSim) in the repository's current layout.
 
-Layout: ``LLM_agent_user/<task>/<N>.json`` (English task folder names),
-``real_human_user/User_<k>/<任务>/<N>.json`` and ``human_exp_V2/User_<k>/<任务>/<N>.json``
-(Chinese task folder names). One conversation per file, written like upstream:
-``json.dumps(obj, indent=4, ensure_ascii=False)`` in UTF-8, no final newline.
-
-Variants exercised on purpose (all seen upstream or in NOTES.md):
-- LLM-agent files carry ``preference_summary_old`` except in ``new travel planning``;
-  a few carry ``strategy_1120``; the first user turn lists ``intent_zh`` before
-  ``intent``; a few assistant turns carry ``content_zh_old``.
-- real-human files: ``profile`` / ``questionnaire`` are objects in about half of the
-  files and Python ``repr`` strings (``ast.literal_eval``-able) in the other half; some
-  files add ``strategy_human``, ``strategy_human_V2``, ``strategy_human_V3``.
-- human_exp_V2 files (the newer human study): ``chat_model`` names the assistant model;
-  user turns carry no intent; every assistant turn carries ``hallucination`` and a
-  ``satisfaction`` string digit '1'..'5', plus a ``reason`` category when the score is
-  3 or lower; ``profile`` is one object per user, and ``profile.complete_tid`` (present
-  for some users only) lists the task numbers the user had completed before this one;
-  ``strategy_V3`` precedes ``strategy``; there is no ``strategy_V2``; a few
-  conversations end with an unanswered user message.
-
-In every subset the strategy objects hold three classifier runs ``'1'``..``'3'`` and
-their ensemble ``'final'`` (majority for labels, rounded mean for the 1..5 scores), as
-upstream.
+``LLM_agent_user/``, ``real_human_user/`` and ``human_exp_V2/``, one conversation per JSON file,
+written as upstream writes them, with the variants seen upstream exercised on purpose.
+Details: docs/internals.md#csrwh-sample-recllmsim
 """
 
 from __future__ import annotations

@@ -1,40 +1,9 @@
 """Inter-annotator agreement: one row per (corpus, subject, measure).
 
-The ``subject`` names what the labels are about and, after ``|``, the scope of the row:
-
-* ``intent:<label_scheme>`` (the whole corpus), ``intent:<label_scheme>|subset:<subset>`` (the
-  turns of one subset's conversations), ``intent:<label_scheme>|label:<raw_label>`` (one
-  label against all others) -- Fleiss' kappa (``fleiss_kappa``) from the ``intents`` mart:
-  human labels (``source = 'human'``) marked ``is_primary``. The unit is a turn
-  ``(conversation_id, turn_index)``; each annotator contributes one category per unit: the
-  sorted set of that annotator's ``raw_label`` values on the turn joined with ``+`` (CoSRec
-  annotators may give several intent types to one utterance; such a set is its own
-  category, e.g. ``product_details+search``). Only turns with at least two annotators count.
-  Kappa uses Fleiss' formula generalised to a varying number of annotators per turn (see
-  ``csrwh.measures.stats.fleiss_kappa``). A label row dichotomises every annotator's category on the
-  corpus's counted turns into "its set holds the label" or not and computes kappa on that
-  two-column table: Fleiss' (1971) category-specific kappa of the label (exactly so for
-  single-label categories and a constant number of annotators).
-* ``quality:<aspect>`` (the corpus) and ``quality:<aspect>|subset:<subset>`` --
-  Krippendorff's alpha (``krippendorff_alpha``, ordinal metric) from the ``ratings`` mart.
-  The unit is ``(conversation_id, turn_index, item_id)`` (NULLs matching NULLs:
-  conversation-level ratings are one unit per conversation); a rater is
-  ``(rater_kind, rater_id)``. Only units with at least two distinct raters count, whatever
-  the rater kind (in practice the CoSRec crowd quality ratings; single-rater user, agent
-  and LLM ratings drop out). Raters are pooled across kinds within an aspect. The aspect is
-  the rating's label, so there is no separate label scope.
-
-A subset is ``conversations.subset`` of the unit's conversation. Measures that are undefined
-(no unit with two raters, or no variation at all) produce no row.
-
-Uncertainty: ``ci_low`` / ``ci_high`` are a percentile bootstrap 95 % interval of each
-measure (``csrwh.measures.stats.fleiss_kappa_bootstrap`` / ``krippendorff_alpha_bootstrap``): the
-resampling units are the rated units that enter the measure (turns for intents, rated units
-for ratings), in order of ``(conversation_id, turn_index, item_id)``, drawn with replacement
-together with all their ratings, ``var('agreement_bootstrap_samples')`` times with seed
-``var('agreement_bootstrap_seed')`` (passed in as config; the same seed for every row); the
-interval is the 2.5th and 97.5th percentiles of the resampled coefficients (resamples where
-the coefficient is undefined are left out; NULL if all are).
+Fleiss' kappa of the human intent labels (``intents``) and Krippendorff's alpha (ordinal) of the
+quality ratings (``ratings``), per corpus, subset and label, each with a percentile bootstrap 95 %
+interval. Measures that are undefined produce no row.
+Details: docs/internals.md#models-marts-reports-annotator_agreement
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """CRSArena-Dial leaderboard: one row per (environment, system).
 
-Environments: ``open`` and ``closed`` (the two crowdsourcing settings) and ``global``
-(open battles in recorded order, then closed battles in recorded order), as in the
-dataset's own analysis. Every vote row counts, including rows flagged ``is_duplicate``:
-the published Elo ratings are reproduced only with all rows (the upstream merge tool's
-de-duplication is for linking votes to dialogues, not for ranking).
-
-Statistics come from ``csrwh.measures.stats``: sequential Elo (initial 1000, K 16), ridge-penalised
-Bradley-Terry strengths on the same scale with percentile bootstrap intervals
-(``var('bt_bootstrap_samples')`` resamples, seed ``var('bt_bootstrap_seed')``, passed in
-through this model's config in ``_reports__models.yml``).
-
-Incremental (``csrwh.building.partitions``): one partition, the votes and CRSArena
-conversations it reads; while they, the settings and the code are unchanged, a build keeps
-the previous table.
+Sequential Elo and ridge-penalised Bradley-Terry strengths with bootstrap intervals, over every
+vote row (duplicates included, as the published ratings need), for the open, closed and global
+environments. One incremental partition: unchanged inputs keep the previous table.
+Details: docs/internals.md#models-marts-reports-crs_leaderboard
 """
 
 from __future__ import annotations
