@@ -66,6 +66,9 @@ lint: $(STAMP) ## ruff (lint + format) on Python, sqlfluff (.sqlfluff) on models
 test: $(STAMP) browser-deps setup-spark lint ## lint, then the whole test suite (unit + integration on ../shared/corpora)
 	$(BIN)/python -m pytest -n 2 -q
 
+test-fast: $(STAMP) ## the unit tests only (no dbt, no build, no browser; under 2 minutes): run before each commit
+	$(BIN)/python -m pytest tests/unit -n 2 -q
+
 # Debian's Chromium renders the statistics report and drives the dashboard's browser tests;
 # fonts-wqy-microhei gives CJK glyphs in screenshots. Installed with apt when root or
 # passwordless sudo is available; otherwise one line says what to install (those tests then

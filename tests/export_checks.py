@@ -1,4 +1,4 @@
-"""Checks of a `csrwh export` folder shared by the sample tests (tests/unit/test_export_formats.py)
+"""Checks of a `csrwh export` folder shared by the sample tests (tests/integration/test_export_formats.py)
 and the real-corpora tests (tests/integration/test_export_real.py): the dataset card read by
 huggingface_hub's own parser, its snippet run as written, every config loaded with `datasets`,
 and the JSONL records read by `datasets` and polars."""

@@ -5,7 +5,7 @@ not-nulls, ranges, closed vocabularies and references: per model, the not-null, 
 closed-vocabulary rules are one `model_rules` test, references one `references` test
 (macros/tests/). Each family is shown failing on a corrupted copy of the built sample, its rows
 naming the family and the offending column; these are also the corruptions that
-tests/unit/test_validate.py used to aim at the Great Expectations duplicates removed from the
+tests/integration/test_validate.py used to aim at the Great Expectations duplicates removed from the
 mart suites. A broken contract fails the model build, naming the column.
 """
 

@@ -15,7 +15,6 @@ import csv
 import json
 import shutil
 import statistics
-import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -27,7 +26,6 @@ from csrwh.reading import figures as F
 
 pytestmark = pytest.mark.integration
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 from report_oracle import recllmsim as oracle
 
 MARTS = sorted(oracle.TABLES) + ["recllmsim_conversation_measures"]

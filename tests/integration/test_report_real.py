@@ -15,10 +15,8 @@ when the folder is absent, except under CI (env CI set), where that is a failure
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
-import sys
 import time
 from pathlib import Path
 
@@ -29,24 +27,13 @@ from csrwh.reading import report
 
 pytestmark = pytest.mark.integration
 
+import report_expected as expected
 from shared_corpora import SHARED_CORPORA
 
 REAL = SHARED_CORPORA
 FOLDERS = {"cosrec": "cosrec", "crsarena-dial": "crsarena", "recllmsim": "recllmsim"}
 PUBLISHED = report.NOTEBOOK_DIR / "published_figures"
 GENERATED_AT = re.compile(r'<span id="generated-at">[^<]*</span>')
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-UNIT = Path(__file__).resolve().parents[1] / "unit"
-expected = _load("test_report_expected", UNIT / "test_report_expected.py")
 
 
 @pytest.fixture(scope="module")

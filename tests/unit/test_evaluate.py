@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 import random
 from pathlib import Path
 
 import pytest
+from eval_runs import ndcg_at, precision_at
 
 from csrwh.errors import CsrwhError
 from csrwh.reading import evaluate as E
@@ -23,19 +23,6 @@ JUDGMENTS = [
     ("t2", "y", 0),
     ("t3", "q", 2),  # a topic the runs below do not answer
 ]
-
-
-def ndcg_at(ranked: list[str], grades: dict[str, int], k: int) -> float:
-    """trec_eval's ndcg_cut: gain = grade (a negative grade gains 0, as a non-relevant one),
-    discount log2(rank + 1), ideal from all judged grades."""
-    dcg = sum(max(grades.get(d, 0), 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
-    ideal = sorted((g for g in grades.values() if g > 0), reverse=True)
-    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal[:k]))
-    return dcg / idcg if idcg else 0.0
-
-
-def precision_at(ranked: list[str], grades: dict[str, int], k: int) -> float:
-    return sum(1 for d in ranked[:k] if grades.get(d, 0) >= 1) / k
 
 
 def independent(

@@ -1,6 +1,6 @@
 """Which suites a selective rebuild runs again (issue 26): the tables a suite reads and the
 rebuilt tables whose rows did not change. A build of the sample checks the outcome against a
-full gate (tests/unit/test_build_incremental.py::test_dq_results_describe_the_whole_warehouse).
+full gate (tests/integration/test_build_incremental.py::test_dq_results_describe_the_whole_warehouse).
 """
 
 from __future__ import annotations

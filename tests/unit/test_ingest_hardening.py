@@ -8,32 +8,22 @@ import errno
 import json
 import os
 import sys
-from pathlib import Path
 
 import duckdb
 import pytest
+from ingest_salvage import drop_first_quote_after, drop_opening_brace_before, ingest, rejects
 
 from csrwh.errors import CsrwhError
-from ingest import run, run_ingest
+from ingest import run
 
 DIAL = "data/crs_arena_dial_open.json"
 VOTES = "data/votes_open.csv"
 CSV_HEADER = "session_id,user_id,crs1,crs2,vote,feedback"
 
 
-def ingest(data_dir: Path, con: duckdb.DuckDBPyConnection, corpora=None):
-    return run_ingest(data_dir, con, corpora=corpora, progress=False)
-
-
 def keys(con, table: str) -> list:
     return con.execute(
         f"SELECT record_index, record_key FROM raw.{table} ORDER BY record_index"
-    ).fetchall()
-
-
-def rejects(con, cols: str = "source_path, record_index, line_number, error, raw_text, raw_bytes"):
-    return con.execute(
-        f"SELECT {cols} FROM raw.rejected_records ORDER BY source_path, record_index NULLS FIRST"
     ).fetchall()
 
 
@@ -47,13 +37,6 @@ def dialogue(i: int) -> dict:
             {"participant": "USER", "utterance": "bye", "utterance ID": f"u{i}_2"},
         ],
     }
-
-
-def drop_first_quote_after(text: str, marker: str) -> str:
-    """``text`` with the last character of the first ``marker`` (a closing quote) removed."""
-    assert marker.endswith('"')
-    at = text.index(marker) + len(marker) - 1
-    return text[:at] + text[at + 1 :]
 
 
 # ----------------------------------------------------------------------------- item 4
@@ -104,29 +87,6 @@ def test_json_array_missing_comma_rejects_one_element(tmp_path, duck, write_file
     assert (s.records_loaded, s.records_rejected) == (3, 1)
 
 
-def test_real_crsarena_dialogues_with_one_missing_quote(tmp_path, duck, real_corpora):
-    """The observed case: one missing quote in element 2 of the 254-element open file."""
-    src = (real_corpora / "crsarena-dial" / DIAL).read_text(encoding="utf-8")
-    n = len(json.loads(src))
-    second = json.loads(src)[1]["conversation ID"]
-    damaged = drop_first_quote_after(src, f'"conversation ID": "{second}"')  # no closing quote
-    assert damaged.count('"') == src.count('"') - 1
-    path = tmp_path / "crsarena-dial" / DIAL
-    path.parent.mkdir(parents=True)
-    path.write_text(damaged, encoding="utf-8")
-    s = ingest(tmp_path, duck)
-    assert (s.records_loaded, s.records_rejected) == (n - 1, 1)
-    [(_, idx, _ln, err, raw_text, _b)] = rejects(duck)
-    assert err.startswith("broken JSON")
-    assert idx == 1 and second[:20] in raw_text and len(raw_text) < 20_000
-
-
-def drop_opening_brace_before(text: str, marker: str) -> str:
-    """``text`` without the ``{`` that opens the object holding the first ``marker``."""
-    at = text.rindex("{", 0, text.index(marker))
-    return text[:at] + text[at + 1 :]
-
-
 @pytest.mark.parametrize("indent", [4, None], ids=["pretty", "minified"])
 @pytest.mark.parametrize("broken", [2, 0], ids=["middle", "first"])
 def test_json_array_element_missing_its_opening_brace_is_the_only_reject(
@@ -165,22 +125,6 @@ def test_json_array_stray_closing_bracket_still_rejects_the_whole_element(
     assert idx == 2 and "stray closing bracket" in err and '"crs_2"' in raw_text
     assert '"crs_1"' not in raw_text and '"crs_3"' not in raw_text
     assert (s.records_loaded, s.records_rejected) == (4, 1)
-
-
-def test_real_crsarena_dialogues_with_one_missing_opening_brace(tmp_path, duck, real_corpora):
-    src = (real_corpora / "crsarena-dial" / DIAL).read_text(encoding="utf-8")
-    elements = json.loads(src)
-    third = elements[2]["conversation ID"]
-    path = tmp_path / "crsarena-dial" / DIAL
-    path.parent.mkdir(parents=True)
-    path.write_text(
-        drop_opening_brace_before(src, f'"conversation ID": "{third}"'), encoding="utf-8"
-    )
-    s = ingest(tmp_path, duck)
-    assert (s.records_loaded, s.records_rejected) == (len(elements) - 1, 1)
-    [(_, idx, _ln, err, raw_text, _b)] = rejects(duck)
-    assert idx == 2 and "missing its opening '{'" in err
-    assert third in raw_text and elements[1]["conversation ID"] not in raw_text
 
 
 @pytest.mark.parametrize(
@@ -261,21 +205,6 @@ def test_csv_real_multiline_feedback_is_not_a_stray_quote(tmp_path, duck, write_
     assert (s.records_loaded, s.records_rejected) == (6, 0)
 
 
-def test_real_votes_with_a_stray_quote(tmp_path, duck, real_corpora):
-    src = (real_corpora / "crsarena-dial" / VOTES).read_bytes().decode("utf-8")
-    lines = src.split("\n")
-    n = len([ln for ln in lines[1:] if ln.strip()])
-    k = 10
-    assert lines[k].endswith(",\r")  # an empty feedback: give it an unclosed quote
-    lines[k] = lines[k][:-1] + '"stray\r'
-    path = tmp_path / "crsarena-dial" / VOTES
-    path.parent.mkdir(parents=True)
-    path.write_bytes("\n".join(lines).encode("utf-8"))
-    s = ingest(tmp_path, duck)
-    assert (s.records_loaded, s.records_rejected) == (n - 1, 1)
-    assert rejects(duck)[0][2] == k + 1
-
-
 def test_csv_two_stray_quotes_forming_one_field_reject_their_lines_only(tmp_path, duck, write_file):
     """Issue 24.3: ``"oops`` on one record and ``oops"`` on a record 11 lines later form one
     well-formed quoted field; before the fix it swallowed the 10 records between them with 0
@@ -303,22 +232,6 @@ def test_csv_multiline_field_with_its_own_line_breaks_is_kept(tmp_path, duck, wr
     write_file(tmp_path / "crsarena-dial", VOTES, CSV_HEADER + "\r\n" + "\r\n".join(lines) + "\r\n")
     s = ingest(tmp_path, duck)
     assert (s.records_loaded, s.records_rejected) == (6, 0)
-
-
-def test_real_votes_with_two_stray_quotes(tmp_path, duck, real_corpora):
-    src = (real_corpora / "crsarena-dial" / VOTES).read_bytes().decode("utf-8")
-    lines = src.split("\n")
-    n = len([ln for ln in lines[1:] if ln.strip()])
-    first, last = 10, 21
-    assert lines[first].endswith(",\r") and lines[last].endswith(",\r")  # empty feedbacks
-    lines[first] = lines[first][:-1] + '"oops\r'
-    lines[last] = lines[last][:-1] + 'oops"\r'
-    path = tmp_path / "crsarena-dial" / VOTES
-    path.parent.mkdir(parents=True)
-    path.write_bytes("\n".join(lines).encode("utf-8"))
-    s = ingest(tmp_path, duck)
-    assert (s.records_loaded, s.records_rejected) == (n - 2, 2)
-    assert [r[2] for r in rejects(duck)] == [first + 1, last + 1]
 
 
 # ----------------------------------------------------------------------------- item 10

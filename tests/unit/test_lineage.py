@@ -110,12 +110,12 @@ def test_declared_patterns(declared: str) -> None:
     assert spec.covers("t", "$.rating.*") is (declared == "$.rating.*")
 
 
-# --------------------------------------------------------------------------- its cost (issue 26)
+# --------------------------------------------------------------------------- its cost
 
 
 def test_the_project_yml_is_read_with_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every build reads the project's yml twice (raw tables, lineage spec): with PyYAML's
-    pure-Python loader that was ~0.9 CPU s, 5-6 s at load 25 (BENCHMARKS.md, issue 26)."""
+    pure-Python loader that was ~0.9 CPU s, 5-6 s at load 25 (docs/benchmarks-history.md)."""
     import yaml
 
     from csrwh.building import dbt_sources

@@ -98,7 +98,7 @@ class _Calls:
         monkeypatch.setattr(module, name, wrapped)
 
 
-# (int_turn_text_measures, a SQL model now: tests/unit/test_text_measures_sql.py)
+# (int_turn_text_measures, a SQL model now: tests/integration/test_text_measures_sql.py)
 
 
 # --------------------------------------------------------------------------- text_diversity

@@ -4,45 +4,20 @@
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 import yaml
+from cli_run import one_error_line, run_cli, sha256
 
 from csrwh import config
 from csrwh.errors import CsrwhError
 from csrwh.reading.query import run_query
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def run_cli(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "csrwh.cli", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "DO_NOT_TRACK": "1", "COLUMNS": "200", **env},
-        cwd=cwd,
-        timeout=600,
-    )
-
-
-def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
-    assert "Traceback" not in result.stderr, result.stderr
-    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1, result.stderr
-    return errors[0]
 
 
 @pytest.fixture()
@@ -397,37 +372,3 @@ def test_sample_cli_refuses_and_reruns(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- 24.9 validate
-
-
-def test_validate_leaves_the_published_warehouse_byte_identical(
-    sample_warehouse: Path, tmp_path: Path
-) -> None:
-    warehouse = tmp_path / "csr.duckdb"
-    shutil.copy2(sample_warehouse, warehouse)
-    before = sha256(warehouse)
-    with duckdb.connect(str(warehouse), read_only=True) as con:
-        builds = con.execute("select count(*), count(distinct run_id) from dq_results").fetchone()
-    result = run_cli(
-        "validate", "turns", "votes", "--no-docs", "--run-id", "v1", "--warehouse", str(warehouse)
-    )
-    assert result.returncode == 0, result.stderr
-    assert sha256(warehouse) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["csr.dq.duckdb", "csr.duckdb"]
-    sidecar = tmp_path / "csr.dq.duckdb"  # csrwh.building.gate.run.results_sidecar
-    with duckdb.connect(str(sidecar), read_only=True) as con:
-        runs = con.execute(
-            "select run_id, count(distinct suite) from dq_results group by 1"
-        ).fetchall()
-    assert runs == [("v1", 2)]
-    with duckdb.connect(str(warehouse), read_only=True) as con:  # the build's results as they were
-        assert (
-            con.execute("select count(*), count(distinct run_id) from dq_results").fetchone()
-            == builds
-        )
-    # a bad env value is still one line when the build would be up to date
-    data = sample_warehouse.parent.parent / "data"
-    up_to_date = run_cli(
-        "build", "--data-dir", str(data), "--warehouse", str(warehouse), CSRWH_MEMORY_LIMIT="nan"
-    )
-    assert up_to_date.returncode == 2 and "CSRWH_MEMORY_LIMIT" in one_error_line(up_to_date)
-    assert sha256(warehouse) == before

@@ -266,7 +266,7 @@ def _rendered(macro: str, text: str = "text") -> str:
     return str(getattr(module, f"default__{macro}")(text)).strip()
 
 
-#: The macros before issue 26 (one list element per matched character), the reference values.
+#: The earlier macros (one list element per matched character), the reference values.
 LISTED = {
     "count_han_chars": "length(regexp_extract_all(coalesce(text, ''), '\\p{Han}'))",
     "count_letters": "length(regexp_extract_all(coalesce(text, ''), '\\p{L}'))",
@@ -286,7 +286,7 @@ def test_count_words_unit_test_fails_on_the_old_macro() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# The counting macros build no list of one string per character (issue 26)
+# The counting macros build no list of one string per character
 # --------------------------------------------------------------------------------------
 
 
@@ -295,7 +295,7 @@ def test_counting_macros_list_no_single_characters(macro: str) -> None:
     """Han characters and letters are counted as the length of what is left once every other
     character is removed; a list of one-character strings per text (``regexp_extract_all``
     of ``\\p{Han}`` or ``\\p{L}``) made conversations and turns 2-3x slower on the real
-    corpora (BENCHMARKS.md, issue 26)."""
+    corpora (docs/benchmarks-history.md)."""
     rendered = _rendered(macro)
     for single in ("'\\p{Han}'", "'\\p{L}'"):
         assert f"regexp_extract_all(coalesce(text, ''), {single})" not in rendered
@@ -305,7 +305,7 @@ def test_counting_macros_list_no_single_characters(macro: str) -> None:
 @pytest.mark.parametrize("macro", sorted(LISTED))
 def test_counting_macros_equal_the_listed_ones(macro: str) -> None:
     """Every code point alone, and texts mixing Han, kana, letters, digits, marks, symbols
-    and every whitespace character: the same counts as the macros before issue 26."""
+    and every whitespace character: the same counts as the earlier macros."""
     klass = _macro_whitespace_class()
     texts = duckdb.sql(
         "select chr(cast(i as integer)) as text from range(1, 1114112) t(i) "

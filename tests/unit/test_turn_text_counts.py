@@ -3,7 +3,7 @@
 The model's SQL is rendered here with plain Jinja (the DuckDB bodies of the project's macros,
 dbt's context stubbed) and run in DuckDB: from nothing, then incrementally over its own
 previous table, and compared with a run from nothing on the changed inputs. A build of the
-sample checks the same through dbt (tests/unit/test_build_incremental.py: a selective rebuild
+sample checks the same through dbt (tests/integration/test_build_incremental.py: a selective rebuild
 after one CoSRec text changed equals a --full-refresh build, table by table).
 """
 

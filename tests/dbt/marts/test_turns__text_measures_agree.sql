@@ -4,7 +4,7 @@
 --   n_words (count_words; both split on Python's whitespace set);
 -- * n_tokens is 0 exactly when the text is empty (any non-empty text is at least one token);
 -- * n_tokens_translation is NULL exactly when text_translation is.
--- Seen failing in tests/unit/test_text_measures_build.py.
+-- Seen failing in tests/integration/test_text_measures_build.py.
 with
 
 measures as (

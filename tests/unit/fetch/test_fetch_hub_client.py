@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import HUB_COMMIT
+from fetch_fixtures import HUB_COMMIT
 from fetch_support import HF, manifest, put
 
 from csrwh.errors import CsrwhError

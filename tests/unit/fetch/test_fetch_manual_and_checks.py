@@ -183,18 +183,3 @@ def test_a_mirror_serving_a_zero_byte_hub_file_is_refused(server, sources, data_
     assert "news-users.jsonl: empty file (no record lands)" in err.value.message
     assert not (data_dir / "recoreact").exists()
     assert not list(data_dir.glob(".tmp-*"))
-
-
-def test_force_from_zip_with_one_trivial_file_keeps_the_real_recllmsim(
-    tmp_path, sources, data_dir, real_corpora
-):
-    """The observed case: the real 91-file RecLLMSim folder, a zip with one trivial file."""
-    import shutil
-
-    shutil.copytree(real_corpora / "recllmsim", data_dir / "recllmsim")
-    n = len(list((data_dir / "recllmsim").rglob("*.json")))
-    github_zip(tmp_path, "wzf2000", "RecLLMSim", RECLLMSIM_REF, {"x/0.json": b'{"history": []}'})
-    trivial = tmp_path / f"codeload.github.com/wzf2000/RecLLMSim/zip/{RECLLMSIM_REF}"
-    with pytest.raises(CsrwhError, match=f"1 files against {n:,}"):
-        fetch(["recllmsim"], data_dir, from_zip=trivial, force=True, sources=sources)
-    assert len(list((data_dir / "recllmsim").rglob("*.json"))) == n

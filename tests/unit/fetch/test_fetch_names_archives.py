@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from fetch_support import (
     COSREC_REF,
@@ -16,6 +14,7 @@ from fetch_support import (
     RECLLMSIM_REF,
     SOURCES,
     github_zip,
+    kept_files,
     manifest,
     put,
     recllmsim_zip,
@@ -25,7 +24,6 @@ from fetch_support import (
 
 from csrwh.errors import CsrwhError
 from csrwh.fetch import MANIFEST_NAME, fetch, mirror_url, resolve_corpora
-from csrwh.fetch.sources import Selection
 
 # --------------------------------------------------------------------------- names and URLs
 
@@ -159,14 +157,6 @@ def test_github_corpus_from_local_zip(tmp_path, sources, data_dir):
 # --------------------------------------------------------------------------- RecLLMSim: kept by content
 
 
-def kept_files(folder: Path) -> list[str]:
-    return sorted(
-        p.relative_to(folder).as_posix()
-        for p in folder.rglob("*")
-        if p.is_file() and p.name != MANIFEST_NAME
-    )
-
-
 def test_recllmsim_keeps_conversations_of_folders_it_never_heard_of(
     server, sources, data_dir, capsys
 ):
@@ -242,35 +232,3 @@ def test_recllmsim_expected_files_are_checked_after_selection(server, sources, d
     with pytest.raises(CsrwhError, match="desc_translated.json .*`select` rule leaves it out"):
         fetch(["recllmsim"], data_dir, force=True, mirror=server.url, sources=sources)
     assert (data_dir / "recllmsim" / name).read_bytes() == data  # the good folder is kept
-
-
-@pytest.mark.integration  # reads ../shared/corpora/recllmsim
-def test_recllmsim_rule_keeps_every_real_conversation_file(real_corpora):
-    """The recllmsim `select` rule of the registry against the byte-for-byte upstream files of the pinned commit."""
-    folder = real_corpora / "recllmsim"
-    if not folder.is_dir():
-        pytest.skip(f"no {folder}")
-    selection = Selection.from_spec(SOURCES["corpora"]["recllmsim"])
-    subsets: dict[str, int] = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        rel = path.relative_to(folder).as_posix()
-        if rel.startswith("."):
-            continue
-        assert selection.path_ok(rel) and selection.content_ok(path), rel
-        subsets[rel.split("/", 1)[0]] = subsets.get(rel.split("/", 1)[0], 0) + 1
-    assert subsets == {"LLM_agent_user": 1856, "human_exp_V2": 1833, "real_human_user": 291}
-
-
-@pytest.mark.integration  # reads ../shared/corpora/recllmsim
-def test_recllmsim_fetches_real_files_of_every_subset(server, sources, data_dir, real_corpora):
-    folder = real_corpora / "recllmsim"
-    if not folder.is_dir():
-        pytest.skip(f"no {folder}")
-    real = {}
-    for subset in ("LLM_agent_user", "human_exp_V2", "real_human_user"):
-        for path in sorted((folder / subset).rglob("*.json"))[:2]:
-            real[path.relative_to(folder).as_posix()] = path.read_bytes()
-    recllmsim_zip(server.root, real, RECLLMSIM_JSON_NOT_CONVERSATIONS)
-    [res] = fetch(["recllmsim"], data_dir, mirror=server.url, sources=sources)
-    assert kept_files(data_dir / "recllmsim") == sorted(real)
-    assert res.subsets == {"LLM_agent_user": 2, "human_exp_V2": 2, "real_human_user": 2}

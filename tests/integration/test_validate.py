@@ -99,7 +99,7 @@ def test_empty_corpora_are_legitimate(warehouse: Path) -> None:
 
 # --- corrupted copies: each fails on the intended expectation ------------------------------
 
-# the corruptions, one per suite at least: tests/unit/validate_corruptions.py
+# the corruptions, one per suite at least: tests/integration/validate_corruptions.py
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 On the generated sample (built once per session): every figure of
 notebooks/published_figures/recllmsim.csv names a metric whose parameters its args fill, the
 warehouse value of every figure equals the independent recomputation in
-tests/unit/report_oracle/recllmsim.py, every RecLLMSim report mart equals the oracle's table,
+tests/report_oracle/recllmsim.py, every RecLLMSim report mart equals the oracle's table,
 and render() writes the same tables with the same columns when RecLLMSim is absent.
 """
 
@@ -13,19 +13,16 @@ import csv
 import math
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import duckdb
 import pytest
+from report_expected import assert_table, rows
+from report_oracle import recllmsim as oracle
 
 from csrwh.reading import figures as F
 from csrwh.reading.figures import recllmsim
 from csrwh.reading.figures.render import recllmsim as recllmsim_render
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from report_oracle import recllmsim as oracle
-from test_report_expected import assert_table, rows
 
 CSV = F.PUBLISHED_DIR / "recllmsim.csv"
 SCRIPTS = ("statistics/", "user_behavior/", "user_profiling/", "README.md")

@@ -4,6 +4,7 @@ plain SQL, and run files made from them."""
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import subprocess
@@ -23,10 +24,6 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         env=env,
     )
-
-
-# the independent nDCG@k and P@k, shared with test_evaluate (trec_eval's definitions)
-from test_evaluate import ndcg_at, precision_at
 
 
 def reciprocal_rank(ranked: list[str], grades: dict[str, int]) -> float:
@@ -104,3 +101,16 @@ def several_kinds(judgments: dict) -> tuple[str, dict[str, dict[str, dict[str, i
 def kind_order(kinds) -> list[str]:
     """The kinds as `csrwh eval --qrels all` reports them: each kind by name, then ``all``."""
     return [*sorted(k for k in kinds if k != "all"), "all"]
+
+
+def ndcg_at(ranked: list[str], grades: dict[str, int], k: int) -> float:
+    """trec_eval's ndcg_cut: gain = grade (a negative grade gains 0, as a non-relevant one),
+    discount log2(rank + 1), ideal from all judged grades."""
+    dcg = sum(max(grades.get(d, 0), 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted((g for g in grades.values() if g > 0), reverse=True)
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal[:k]))
+    return dcg / idcg if idcg else 0.0
+
+
+def precision_at(ranked: list[str], grades: dict[str, int], k: int) -> float:
+    return sum(1 for d in ranked[:k] if grades.get(d, 0) >= 1) / k

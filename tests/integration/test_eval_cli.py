@@ -1,4 +1,4 @@
-"""`csrwh eval` on the built sample against an independent nDCG@k / P@k / RR (tests/unit/eval_runs.py,
+"""`csrwh eval` on the built sample against an independent nDCG@k / P@k / RR (tests/eval_runs.py,
 not through ir_measures), its errors, and the README's example."""
 
 from __future__ import annotations

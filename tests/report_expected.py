@@ -18,14 +18,11 @@ from __future__ import annotations
 import csv
 import hashlib
 import math
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import duckdb
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # report_oracle/ beside this file
 from report_oracle import CORPORA as ORACLE_CORPORA
 from report_oracle import agreement as agreement_oracle
 from report_oracle.common import (  # noqa: F401 - rows, quantile, ... are this module's API too

@@ -1,4 +1,4 @@
-"""The corrupted copies of tests/unit/test_validate.py: SQL on a copy of the built sample, each
+"""The corrupted copies of tests/integration/test_validate.py: SQL on a copy of the built sample, each
 with the expectation it must fail (one corruption per suite at least); the raw suites' are in
 validate_corruptions_raw.py."""
 

@@ -155,3 +155,11 @@ def record_sleeps(monkeypatch, *, really: bool = False) -> list[float]:
 
     monkeypatch.setattr(time, "sleep", sleep)
     return slept
+
+
+def kept_files(folder: Path) -> list[str]:
+    return sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != MANIFEST_NAME
+    )

@@ -1,6 +1,6 @@
 """Expected report tables of the overview sections and the published figures that are not a
 corpus oracle's, recomputed from plain row queries of the marts in Python (see
-``test_report_expected``, which compares the report's CSVs with them)."""
+``report_expected``, which compares the report's CSVs with them)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ an interval bound (seen: 680.171938 against 680.171935). This module checks that
 comparison fails, with a diff naming the file and the line, when one value changes. After an intended change of a report
 table, regenerate them and review the diff in git:
 
-    .venv/bin/python tests/unit/test_report_golden.py --update
+    .venv/bin/python tests/integration/test_report_golden.py --update
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "report"
-UPDATE = ".venv/bin/python tests/unit/test_report_golden.py --update"
+UPDATE = ".venv/bin/python tests/integration/test_report_golden.py --update"
 MAX_DIFF_LINES = 40
 #: relative difference allowed between two decimal cells (CPU-dependent float rounding)
 FLOAT_REL_TOL = 1e-7

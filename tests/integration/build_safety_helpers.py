@@ -1,4 +1,4 @@
-"""Scaffolding of tests/unit/test_build_safety.py: subprocess builds, waiting on their phases,
+"""Scaffolding of tests/integration/test_build_safety.py: subprocess builds, waiting on their phases,
 and what a build left beside the published warehouse."""
 
 from __future__ import annotations

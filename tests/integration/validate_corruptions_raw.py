@@ -1,4 +1,4 @@
-"""The corrupted copies of tests/unit/test_validate.py for the raw suites: SQL on a copy of the
+"""The corrupted copies of tests/integration/test_validate.py for the raw suites: SQL on a copy of the
 built sample, each with the expectation it must fail (the marts' are in validate_corruptions.py)."""
 
 from __future__ import annotations

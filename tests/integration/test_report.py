@@ -3,7 +3,7 @@
 The sample is generated and built into a temporary warehouse once per module; the report runs
 twice on it. Checked: every table under tables/ equals its golden file (tests/golden/report/,
 test_report_golden.py) and, where the report computes more than a copy or a count, an
-independent recomputation from the marts (tests/unit/test_report_expected.py); input sha256
+independent recomputation from the marts (tests/report_expected.py); input sha256
 values equal hashes of the files, two runs give byte-identical tables and HTML identical but for the timestamp, the page is
 self-contained, sections of corpora missing from a warehouse say so, and the page renders in
 headless Chromium with no error (screenshot kept under reports/ci/ as a CI artefact).
@@ -22,7 +22,7 @@ from unittest import mock
 
 import polars as pl
 import pytest
-from test_report_expected import assert_input_hashes, assert_report_tables_match
+from report_expected import assert_input_hashes, assert_report_tables_match
 from test_report_golden import assert_matches_golden
 
 from csrwh.building import build
