@@ -1,10 +1,12 @@
-"""Render every figure the README states about the real corpora from a warehouse: the query
-cookbook (docs/cookbook.sql, its answers as Markdown between the cookbook markers) and the
-figures in the text (docs/readme_figures.sql; in README.md each is written
-``<!--fig:NAME-->value<!--/fig-->``). ``--update-readme`` rewrites both in README.md;
-``--check`` prints every figure the README states differently and exits 1.
+"""Render every figure the docs state about the real corpora from a warehouse: the query
+cookbook (docs/cookbook.sql, its answers as Markdown between the cookbook markers, in
+docs/cookbook.md) and the figures in the text (docs/readme_figures.sql; each written
+``<!--fig:NAME-->value<!--/fig-->``, today in docs/data-quality.md). The pages are found by
+their markers: README.md or any docs/**/*.md. ``--update-docs`` (alias ``--update-readme``)
+rewrites them in every page that holds them; ``--check`` prints every figure a page states
+differently and exits 1.
 
-    .venv/bin/python scripts/cookbook.py --warehouse warehouse/csr.duckdb [--update-readme | --check]
+    .venv/bin/python scripts/cookbook.py --warehouse warehouse/csr.duckdb [--update-docs | --check]
 
 tests/integration/test_readme_figures_real.py runs the check on a build of ../shared/corpora.
 """
@@ -16,6 +18,7 @@ import functools
 import json
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import duckdb
@@ -24,8 +27,24 @@ ROOT = Path(__file__).resolve().parents[1]
 COOKBOOK = ROOT / "docs" / "cookbook.sql"
 FIGURES = ROOT / "docs" / "readme_figures.sql"
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 BEGIN, END = "<!-- cookbook:begin -->", "<!-- cookbook:end -->"
 FIGURE = re.compile(r"<!--fig:([a-z0-9_]+)-->(.*?)<!--/fig-->")
+
+
+def doc_pages() -> list[Path]:
+    """README.md and every page under docs/, in a stable order."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
+
+
+def marked_pages() -> dict[str, str]:
+    """Relative path -> text of every page that holds a figure or the cookbook markers."""
+    out = {}
+    for path in doc_pages():
+        text = path.read_text("utf-8")
+        if BEGIN in text or FIGURE.search(text):
+            out[path.relative_to(ROOT).as_posix()] = text
+    return out
 
 
 def load_queries(path: Path = COOKBOOK, marker: str = "name") -> list[tuple[str, str]]:
@@ -152,51 +171,72 @@ def render_figures(warehouse: Path) -> dict[str, str]:
     return out
 
 
-def updated(readme: str, cookbook: str, figures: dict[str, str]) -> str:
-    """``readme`` with the cookbook section and every marked figure rendered."""
-    used = {name for name, _ in FIGURE.findall(readme)}
+def updated(text: str, cookbook: str, figures: dict[str, str]) -> str:
+    """``text`` (one page) with the cookbook section, if it holds one, and every marked figure
+    rendered."""
+    used = {name for name, _ in FIGURE.findall(text)}
     unknown = sorted(used - set(figures))
     if unknown:
-        raise SystemExit(f"README.md names figures {FIGURES.name} does not define: {unknown}")
-    start, stop = readme.index(BEGIN) + len(BEGIN), readme.index(END)
-    text = readme[:start] + "\n" + cookbook + readme[stop:]
+        raise SystemExit(f"the docs name figures {FIGURES.name} does not define: {unknown}")
+    if BEGIN in text:
+        start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
+        text = text[:start] + "\n" + cookbook + text[stop:]
     return FIGURE.sub(lambda m: f"<!--fig:{m[1]}-->{figures[m[1]]}<!--/fig-->", text)
 
 
-def differences(readme: str, warehouse: Path) -> list[str]:
-    """What the README states differently from the warehouse: one line per figure, and the
-    cookbook section as a whole."""
+def differences(pages: Mapping[str, str], warehouse: Path) -> list[str]:
+    """What the pages (relative path -> text) state differently from the warehouse: one line
+    per figure, and the cookbook section as a whole."""
     cookbook, figures = render(warehouse), render_figures(warehouse)
     out = [
-        f"figure {name}: README says {stated!r}, the warehouse {figures.get(name)!r}"
-        for name, stated in FIGURE.findall(readme)
+        f"{page}: figure {name} says {stated!r}, the warehouse {figures.get(name)!r}"
+        for page, text in pages.items()
+        for name, stated in FIGURE.findall(text)
         if figures.get(name) != stated
     ]
-    start, stop = readme.index(BEGIN) + len(BEGIN), readme.index(END)
-    if readme[start:stop] != "\n" + cookbook:
-        out.append("the query cookbook's answers differ (scripts/cookbook.py --update-readme)")
+    holders = [page for page, text in pages.items() if BEGIN in text]
+    if not holders:
+        out.append(f"no page holds the query cookbook ({BEGIN} ... {END})")
+    for page in holders:
+        text = pages[page]
+        start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
+        if text[start:stop] != "\n" + cookbook:
+            out.append(
+                f"{page}: the query cookbook's answers differ (scripts/cookbook.py --update-docs)"
+            )
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--warehouse", type=Path, required=True)
     action = parser.add_mutually_exclusive_group()
-    action.add_argument("--update-readme", action="store_true")
+    action.add_argument(
+        "--update-docs",
+        "--update-readme",
+        dest="update",
+        action="store_true",
+        help="rewrite the cookbook and the figures in every page that holds them",
+    )
     action.add_argument("--check", action="store_true")
     args = parser.parse_args()
-    readme = README.read_text("utf-8")
+    pages = marked_pages()
     if args.check:
-        found = differences(readme, args.warehouse)
-        print("\n".join(found) or "README.md agrees with the warehouse")
+        found = differences(pages, args.warehouse)
+        print("\n".join(found) or f"{', '.join(pages)} agree with the warehouse")
         sys.exit(1 if found else 0)
     cookbook = render(args.warehouse)
-    if not args.update_readme:
+    if not args.update:
         print(cookbook)
         for name, text in render_figures(args.warehouse).items():
             print(f"{name}: {text}")
         return
-    README.write_text(updated(readme, cookbook, render_figures(args.warehouse)), "utf-8")
+    figures = render_figures(args.warehouse)
+    for page, text in pages.items():
+        new = updated(text, cookbook, figures)
+        if new != text:
+            (ROOT / page).write_text(new, "utf-8")
+            print(f"updated {page}")
 
 
 if __name__ == "__main__":
