@@ -227,14 +227,13 @@ def check_jsonl_readers(path: Path, warehouse: Path, cache: Path) -> None:
 
 
 def check_readme_export_example(warehouse: Path, tmp_path: Path) -> None:
-    """The README's "Export for other tools" commands and Python block, run as written on
-    ``warehouse`` (for the README's demo warehouse), then each card's snippet from where the
-    export ran."""
+    """The "Export for other tools" commands and Python block (docs/export.md, found by heading),
+    run as written on ``warehouse`` (for the docs' demo warehouse), then each card's snippet from
+    where the export ran."""
     hf_datasets()  # the example exports --format hf and reads with datasets
-    from csrwh.config import PROJECT_ROOT
+    from docs_text import doc_section
 
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Export for other tools\n", 1)[1].split("\n## ", 1)[0]
+    _, section = doc_section("Export for other tools")
     env = {**os.environ, "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "HF_HOME": str(tmp_path / "hf_home")}  # fmt: skip
     bash = section.split("```bash\n", 1)[1].split("```", 1)[0]

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import duckdb
+from docs_text import doc_section
 
 from csrwh.config import PROJECT_ROOT
 
@@ -59,9 +60,7 @@ EDGE = [
 def documented_examples() -> dict[str, str]:
     """File path under the data folder -> text, from the docs' copy-paste examples."""
     guide = (PROJECT_ROOT / "docs" / "ADDING_A_CORPUS.md").read_text("utf-8")
-    readme = (PROJECT_ROOT / "README.md").read_text("utf-8")
-    section = readme[readme.index("## Your own corpus") :]
-    section = section[: section.index("\n## ", 1)]
+    _, section = doc_section("Your own corpus")  # README.md's short example
     files = {}
     for text in (guide[: guide.index("## Route 2")], section):
         files |= {m["path"]: m["body"] for m in HEREDOC.finditer(text)}

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from docs_text import code_blocks, doc_section
 from eval_runs import (
     MEASURES,
     ORDERS,
@@ -27,7 +28,6 @@ from eval_runs import (
     write_run,
 )
 
-from csrwh.config import PROJECT_ROOT
 from csrwh.reading import eval_sidecar as S
 
 # ---------------------------------------------------------------------------------------------
@@ -253,14 +253,11 @@ def test_eval_has_help_with_the_common_options() -> None:
 
 
 def readme_blocks(heading: str) -> dict[str, str]:
-    """The first ```bash and ```python blocks of the README section ``heading``."""
-    text = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
-    blocks = {}
-    for lang in ("bash", "python"):
-        if f"```{lang}\n" in section:
-            blocks[lang] = section.split(f"```{lang}\n", 1)[1].split("```", 1)[0]
-    return blocks
+    """The first ```bash and ```python blocks of the documented section ``heading`` (README.md
+    or a docs page, found by heading: tests/docs_text.py)."""
+    _, section = doc_section(heading)
+    found = {lang: code_blocks(section, lang) for lang in ("bash", "python")}
+    return {lang: blocks[0] for lang, blocks in found.items() if blocks}
 
 
 def run_readme(block: str, lang: str, cwd: Path, warehouse: Path) -> subprocess.CompletedProcess:

@@ -1,4 +1,5 @@
-"""The README's "From Python" and "What a table or column means" examples, run as written on
+"""The documented "From Python" and "What a table or column means" examples (docs/python.md,
+docs/command-line.md; found by heading, tests/docs_text.py), run as written on
 the generated sample (its demo warehouse path swapped for the sample's). The eval, export and
 custom-corpus examples are run by their own tests (test_eval_cli, test_export_formats,
 test_build_custom)."""
@@ -13,28 +14,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from docs_text import code_blocks, doc_section
 
 from csrwh.config import PROJECT_ROOT
 
 DEMO = "warehouse/demo.duckdb"
 
 
-def _section(heading: str) -> str:
-    text = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    match = re.search(rf"^#+ {re.escape(heading)}\n(.*?)(?=^#+ )", text, re.MULTILINE | re.DOTALL)
-    assert match, f"README has no section {heading!r}"
-    return match.group(1)
-
-
-def _blocks(section: str, language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", section, re.DOTALL)
-
-
 def test_from_python_example_runs(sample_warehouse: Path) -> None:
-    (code,) = _blocks(_section("From Python"), "python")
+    page, section = doc_section("From Python")
+    (code,) = code_blocks(section, "python")
     assert DEMO in code
     namespace: dict = {}
-    exec(compile(code.replace(DEMO, str(sample_warehouse)), "README.md", "exec"), namespace)  # noqa: S102 -- the README example, on purpose
+    exec(compile(code.replace(DEMO, str(sample_warehouse)), str(page), "exec"), namespace)  # noqa: S102 -- the documented example, on purpose
     row = namespace["row"]
     assert namespace["train"]["split"].unique().to_list() == ["train"]
     assert {m["role"] for m in row["messages"]} <= {"user", "assistant"}
@@ -53,7 +45,7 @@ def _commands(block: str) -> list[list[str]]:
 
 
 def test_schema_discovery_examples_run(sample_warehouse: Path) -> None:
-    (block,) = _blocks(_section("What a table or column means"), "bash")
+    (block,) = code_blocks(doc_section("What a table or column means")[1], "bash")
     commands = _commands(block)
     assert [c[1] for c in commands] == ["tables", "describe", "sql"]
     csrwh = Path(sys.executable).with_name("csrwh")

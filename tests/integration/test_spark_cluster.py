@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 
 import pytest
+from docs_text import code_blocks, doc_section
 from spark_cluster import LocalCluster, free_port, namespaces_unavailable
 from spark_engine import require_spark
 
 from csrwh.building import spark, spark_parity
-from csrwh.config import PROJECT_ROOT
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(3600)]
 
@@ -72,17 +72,15 @@ def cluster(place: Path):
 
 
 def readme_cluster_command() -> list[str]:
-    """The README's one command for a cluster ("When your data outgrows one machine")."""
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## When your data outgrows one machine", 1)[1].split("\n## ", 1)[0]
-    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    """The documented one command for a cluster (docs/spark.md, "One command on a cluster")."""
+    block = code_blocks(doc_section("One command on a cluster")[1], "bash")[0]
     words = shlex.split(block.replace("\\\n", " "))
     assert words[:4] == [".venv/bin/csrwh", "build", "--engine", "spark"], words
     return words
 
 
 def _build(place: Path, name: str, remote: str, stage: Path) -> subprocess.CompletedProcess:
-    """The README's cluster command, with this test's server, stage, data and warehouse."""
+    """The documented cluster command, with this test's server, stage, data and warehouse."""
     values = {
         "--spark-remote": remote,
         "--stage": str(stage),

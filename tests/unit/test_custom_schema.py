@@ -9,6 +9,7 @@ import tomllib
 
 import jsonschema
 import pytest
+from docs_text import doc_section
 from test_custom_corpus import ALPHA_A, ALPHA_B
 
 from csrwh.config import PROJECT_ROOT
@@ -51,8 +52,8 @@ def test_any_validator_and_ingest_agree_on_every_documented_case(record, reason)
 
 
 def test_readme_example_lines_are_valid():
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    example = re.search(r"chats\.jsonl <<'EOF'\n(.*?)\nEOF", readme, re.DOTALL)
+    _, section = doc_section("Your own corpus")
+    example = re.search(r"chats\.jsonl <<'EOF'\n(.*?)\nEOF", section, re.DOTALL)
     assert example is not None
     validator = jsonschema.Draft202012Validator(_schema())
     for text in example.group(1).splitlines():
