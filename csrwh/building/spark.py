@@ -377,7 +377,7 @@ def _ingest_to_parquet(
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m csrwh.building.spark export-raw|exclude-args``: the pieces a real cluster
-    needs (README, "When your data outgrows one machine")."""
+    needs (docs/spark.md)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m csrwh.building.spark")

@@ -11,6 +11,8 @@ import re
 import shlex
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -68,6 +70,57 @@ def test_schema_discovery_examples_run(sample_warehouse: Path) -> None:
     # every `votes` column is printed with its description (persist_docs), none empty
     assert "Global vote id" in sql
     assert not re.search(r"│ \w+ +│ (NULL)? +│", sql), sql  # no column without a description
+
+
+def test_quick_start_commands_run(sample_warehouse: Path) -> None:
+    """The README's "then try" commands on the sample warehouse: each answers (the dashboard's
+    server starts and reports healthy, then is stopped)."""
+    blocks = code_blocks(doc_section("Quick start")[1], "bash")
+    commands = [c for block in blocks for c in _commands(block)]
+    assert [c[1] for c in commands] == ["tables", "sql", "describe", "dashboard"]
+    csrwh = Path(sys.executable).with_name("csrwh")
+    env = dict(os.environ, DO_NOT_TRACK="1", COLUMNS="200")
+    outputs = []
+    for command in commands[:-1]:
+        args = [str(sample_warehouse) if a == DEMO else a for a in command[1:]]
+        proc = subprocess.run(
+            [str(csrwh), *args],
+            capture_output=True,
+            text=True,
+            cwd=PROJECT_ROOT,
+            check=False,
+            env=env,
+        )
+        assert proc.returncode == 0, (command, proc.stderr)
+        outputs.append(proc.stdout)
+    tables, corpus_stats, describe = outputs
+    assert "conversations" in tables and "corpus" in corpus_stats and "n_words" in describe
+    from csrwh.reading.dashboard import free_port
+
+    port = free_port()
+    args = [str(sample_warehouse) if a == DEMO else a for a in commands[-1][1:]]
+    server = subprocess.Popen(
+        [str(csrwh), *args, "--port", str(port)],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, "csrwh dashboard exited"
+            try:
+                url = f"http://127.0.0.1:{port}/_stcore/health"
+                with urllib.request.urlopen(url, timeout=5) as answer:
+                    assert answer.read() == b"ok"
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the dashboard never answered"
+                time.sleep(1)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def test_commands_parser_sees_continuations() -> None:
