@@ -3,7 +3,7 @@
 Computes one corpus's rows from a DuckDB relation of its utterances without holding its texts
 or token ids: texts are streamed in batches and the set-based work is SQL on work tables that
 DuckDB can spill. Same figures as the in-memory engine
-(``tests/unit/test_text_diversity_engine.py``).
+(``tests/integration/test_text_diversity_engine.py``).
 Details: docs/internals.md#csrwh-measures-distinct_n
 """
 

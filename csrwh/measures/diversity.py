@@ -5,7 +5,7 @@ A corpus whose texts total at most :data:`IN_MEMORY_BYTES` is computed in memory
 about half the CPU of the bounded engine on the real corpora, whose largest, RecLLMSim, has
 43 MB of text); a larger one by the bounded engine (:mod:`csrwh.measures.distinct_n`: texts
 streamed, set-based work in DuckDB, memory that does not grow with the corpus). Both give the
-same rows (``tests/unit/test_text_diversity_engine.py``).
+same rows (``tests/integration/test_text_diversity_engine.py``).
 """
 
 from __future__ import annotations

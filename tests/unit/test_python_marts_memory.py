@@ -1,7 +1,7 @@
 """The Python marts' memory-bounded paths give the figures of the former whole-data paths.
 
-* ``text_diversity``: ``tests/unit/test_text_diversity_engine.py`` (figures) and
-  ``tests/unit/test_text_diversity_memory.py`` (memory);
+* ``text_diversity``: ``tests/integration/test_text_diversity_engine.py`` (figures) and
+  ``tests/integration/test_text_diversity_memory.py`` (memory);
 * ``csrwh.measures.stats`` bootstraps: resample weights a block at a time;
 * ``annotator_agreement``: the rows that cannot count are left out in DuckDB.
 """
