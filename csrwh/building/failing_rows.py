@@ -2,8 +2,9 @@
 
 dbt reports a failed test as ``<test>: fail Got 3 results``; the build reruns the test's compiled
 SQL on the (kept) working file, read-only, and shows its first rows: the file and record where
-the rows carry them (``source_path`` with ``line_number`` or ``record_index``), then the other
-columns (the rule, the column, the value), and how many rows failed.
+the rows carry them (``source_path`` with ``line_number`` or ``record_index``; a grouped row of
+the rules tests names one of its records in ``example_record``), then the other columns (the
+rule, the column, the value), and how many rows failed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ SHOWN = 3
 #: a value longer than this is cut (a payload, a turn's text)
 VALUE_CHARS = 80
 _WHERE = ("source_path", "line_number", "record_index", "source_record_index")
+#: a grouped failing row (macros/tests/record_location.sql): the file and record of one of its rows
+_EXAMPLE = "example_record"
 
 
 def _value(value: Any) -> str:
@@ -35,7 +38,11 @@ def row_text(row: dict[str, Any]) -> str:
             index = row.get("record_index", row.get("source_record_index"))
             where += f" record {index}" if index is not None else ""
         where += ": "
-    rest = ", ".join(f"{k}={_value(v)}" for k, v in row.items() if k not in _WHERE)
+    if not where and row.get(_EXAMPLE) is not None:
+        where = f"{row[_EXAMPLE]} (for one): "
+    rest = ", ".join(
+        f"{k}={_value(v)}" for k, v in row.items() if k not in _WHERE and k != _EXAMPLE
+    )
     return where + rest
 
 

@@ -4,9 +4,11 @@
     so two rows with the same NULL combination are duplicates). One query (one dbt node) per
     model instead of one per key; every duplicated key value comes back once, with the key named
     (`key_columns`), its value (`key_value`, the columns joined with ' | ') and how many rows
-    share it.
+    share it (and `example_record`, the file and record of one of them, where the model carries
+    them: `record_location`).
 -#}
 {% test unique_keys(model, keys) %}
+    {%- set location = record_location(model) %}
     with
 
     checked as (
@@ -19,6 +21,9 @@
         '{{ columns | join(", ") }}' as key_columns,
         concat_ws(' | ', {% for column in columns %}cast({{ column }} as {{ dbt.type_string() }}){{ ", " if not loop.last }}{% endfor %}) as key_value,
         count(*) as n_rows
+        {%- if location %},
+        min({{ location }}) as example_record
+        {%- endif %}
     from checked
     {%- if key is string %}
     where {{ key }} is not null

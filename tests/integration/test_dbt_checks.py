@@ -12,6 +12,7 @@ mart suites. A broken contract fails the model build, naming the column.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -207,6 +208,13 @@ def test_every_folded_family_fails_on_bad_data_naming_the_column(
     (bot,) = [x for x in lines if ".rules_turns." in x]
     assert "first failing rows: rule=" in bot
     assert "rule=accepted_values_by_column, detail=role = bot, n_rows=" in bot
+    # a mart that carries its rows' file and record names one for each of its failing rules
+    (conversations,) = [x for x in lines if ".rules_conversations." in x]
+    rows = [r for r in conversations.split("first failing rows: ", 1)[1].split("; ") if r != "…"]
+    assert len(rows) == 3 and all(
+        re.match(r"\S+\.(jsonl|json|csv|tsv|qrels)(\.gz)? (line|record) \d+ \(for one\): rule=", r)
+        for r in rows
+    ), conversations
     for name, _, named in CORRUPTIONS:
         rows = _failing_rows(corrupted, name)
         if named.startswith("('"):  # a model_rules test: its rows name the family and the text

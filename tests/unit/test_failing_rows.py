@@ -39,3 +39,22 @@ def test_more_rows_than_shown_end_with_an_ellipsis(tmp_path: Path) -> None:
     sql = f"select range as n from range({SHOWN + 2})"
     (line,) = with_rows(database, ["test.csrwh.t: fail Got 5 results"], [("test.csrwh.t", sql)])
     assert line.endswith("first failing rows: n=0; n=1; n=2; …")
+
+
+def test_a_grouped_row_names_one_of_its_records(tmp_path: Path) -> None:
+    """A rules test's row counts offending rows (``n_rows``); its ``example_record`` names where
+    one of them came from (macros/tests/record_location.sql)."""
+    database = tmp_path / "w.duckdb"
+    duckdb.connect(str(database)).close()
+    sql = (
+        "select 'accepted_values_by_column' as rule, 'role = bot' as detail, 2 as n_rows, "
+        "'custom/a/chats.jsonl line 4' as example_record union all "
+        "select 'unique_keys', 'id = 7', 2, null"
+    )
+    (line,) = with_rows(
+        database, ["test.csrwh.rules_t: fail Got 2 results"], [("test.csrwh.rules_t", sql)]
+    )
+    assert line.endswith(
+        "first failing rows: custom/a/chats.jsonl line 4 (for one): rule=accepted_values_by_column, "
+        "detail=role = bot, n_rows=2; rule=unique_keys, detail=id = 7, n_rows=2"
+    )
