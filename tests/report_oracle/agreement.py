@@ -24,15 +24,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import numpy as np
 
+from csrwh.config import PROJECT_ROOT
 from report_oracle.common import Rows, rows
 
-MODELS_YML = (
-    Path(__file__).resolve().parents[3] / "models" / "marts" / "reports" / "_reports__models.yml"
-)
+MODELS_YML = PROJECT_ROOT / "models" / "marts" / "reports" / "_reports__models.yml"
 
 
 def bootstrap_settings() -> tuple[int, int]:
