@@ -12,7 +12,6 @@ deterministic for a given input (and seed, where randomness is involved).
 
 from __future__ import annotations
 
-import ctypes
 import math
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -121,54 +120,41 @@ def _win_matrix(battles: Sequence[Battle], systems: Sequence[str]) -> np.ndarray
 
 _BLAS_LOCK = threading.Lock()
 _blas_users = 0
-_blas_saved: list[tuple[object, int]] = []
+_blas_limits: list[object] = []
 
 
-def _scipy_openblas_threads() -> list[tuple[object, object]]:
-    """``(get, set)`` thread-count functions of the OpenBLAS that scipy's wheels bundle
-    (``scipy.libs/libscipy_openblas*``), found among the libraries this process has loaded;
-    empty where there is none (another platform or build: nothing is changed there)."""
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as maps:
-            paths = sorted(
-                {line.split()[-1] for line in maps if "scipy.libs" in line and "openblas" in line}
-            )
-    except OSError:
-        return []
-    controls = []
-    for path in paths:
-        try:
-            library = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for prefix in ("scipy_openblas", "openblas"):
-            get = getattr(library, f"{prefix}_get_num_threads", None)
-            put = getattr(library, f"{prefix}_set_num_threads", None)
-            if get is not None and put is not None:
-                put.argtypes, put.restype = [ctypes.c_int], None
-                get.argtypes, get.restype = [], ctypes.c_int
-                controls.append((get, put))
-                break
-    return controls
+def scipy_blas() -> object:
+    """A threadpoolctl controller of the OpenBLAS that scipy's wheels bundle
+    (``scipy.libs/libscipy_openblas*``) among the libraries this process has loaded; it controls
+    nothing where there is none (another platform or build). numpy's own OpenBLAS (same prefix,
+    under ``numpy.libs``) is left out, so other threads' numpy work is untouched."""
+    from threadpoolctl import ThreadpoolController
+
+    controller = ThreadpoolController()
+    scipy_own = [
+        lib["filepath"]
+        for lib in controller.info()
+        if lib["internal_api"] == "openblas" and "scipy.libs" in lib["filepath"]
+    ]
+    return controller.select(filepath=scipy_own)
 
 
 @contextmanager
 def _one_blas_thread() -> Iterator[None]:
-    """Run scipy's L-BFGS-B with its OpenBLAS on one thread (restored after).
+    """Run scipy's L-BFGS-B with its OpenBLAS on one thread (restored after; threadpoolctl).
 
     The fits are tiny (a few systems), but each L-BFGS-B step calls OpenBLAS, whose worker
     threads then wake and spin: on a machine with busy cores that made every step take
     milliseconds instead of microseconds (the leaderboard's bootstrap: ~30 s instead of
     ~1 s). At these sizes OpenBLAS computes on one thread either way, so the results are
-    the same bits; only the hand-off goes. Only scipy's own bundled OpenBLAS is set, not
-    numpy's, so other threads' numpy work is untouched."""
+    the same bits; only the hand-off goes. Nested and concurrent callers share one limit."""
     global _blas_users
+    # scipy's OpenBLAS is loaded with scipy.optimize: load it first, so that there is one to pin
+    from scipy.optimize import minimize  # noqa: F401
+
     with _BLAS_LOCK:
         if _blas_users == 0:
-            controls = _scipy_openblas_threads()
-            _blas_saved[:] = [(put, get()) for get, put in controls]
-            for put, _ in _blas_saved:
-                put(1)
+            _blas_limits[:] = [scipy_blas().limit(limits=1)]
         _blas_users += 1
     try:
         yield
@@ -176,9 +162,9 @@ def _one_blas_thread() -> Iterator[None]:
         with _BLAS_LOCK:
             _blas_users -= 1
             if _blas_users == 0:
-                for put, threads in _blas_saved:
-                    put(threads)
-                _blas_saved.clear()
+                for limit in _blas_limits:
+                    limit.restore_original_limits()
+                _blas_limits.clear()
 
 
 def _fit_log_strengths(wins: np.ndarray, l2: float) -> np.ndarray:

@@ -7,13 +7,16 @@ here against the slow, literal version (exact equality, never approximate)."""
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
 import sys
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from threadpoolctl import ThreadpoolController
 
 from csrwh.measures import distinct_n as dn
 from csrwh.measures import ranking as stats
@@ -241,22 +244,58 @@ def test_bootstrap_win_matrices_give_the_former_intervals() -> None:
     )
 
 
-def test_one_blas_thread_restores_and_changes_no_bit() -> None:
-    battles = [("a", "b", "a"), ("b", "c", "tie"), ("c", "a", "b"), ("a", "c", "a")] * 5
+def _blas_threads() -> list[int]:
+    return [lib["num_threads"] for lib in stats.scipy_blas().info()]
+
+
+def test_one_blas_thread_pins_scipys_openblas_and_restores_it() -> None:
     stats._fit_log_strengths(np.zeros((1, 1)), 0.1)  # scipy (and its OpenBLAS) loaded
-    controls = stats._scipy_openblas_threads()
-    before = [get() for get, _ in controls]
-    inside = stats.bradley_terry(battles)
-    assert [get() for get, _ in controls] == before
-    for _, put in controls:  # the same fit with OpenBLAS on its usual threads
-        put(max(2, before[0]))
+    numpy_blas = [lib for lib in ThreadpoolController().info() if "numpy.libs" in lib["filepath"]]
+    before = _blas_threads()
+    assert before, "scipy's wheel bundles an OpenBLAS on this platform"
+    stats.scipy_blas().limit(limits=2)  # as a machine with busy cores would have it
+    try:
+        with stats._one_blas_thread():
+            with stats._one_blas_thread():  # nested: one limit, restored by the outer one
+                assert _blas_threads() == [1] * len(before)
+            assert _blas_threads() == [1] * len(before)
+            assert [
+                lib for lib in ThreadpoolController().info() if "numpy.libs" in lib["filepath"]
+            ] == numpy_blas  # numpy's own OpenBLAS untouched
+        assert _blas_threads() == [2] * len(before)
+    finally:
+        stats.scipy_blas().limit(limits=before[0])
+
+
+def test_one_blas_thread_pins_even_before_scipy_is_imported() -> None:
+    """In a fresh process (a bootstrap called first) scipy's OpenBLAS is loaded by the pin
+    itself, so there is one to pin: without that, the bootstrap's thousand fits ran on
+    OpenBLAS's spinning threads (~13x the CPU on a busy machine)."""
+    child = (
+        "import sys\n"
+        "from csrwh.measures import ranking\n"
+        "assert 'scipy' not in sys.modules\n"
+        "with ranking._one_blas_thread():\n"
+        "    print([lib['num_threads'] for lib in ranking.scipy_blas().info()])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True)
+    threads = json.loads(done.stdout)
+    assert threads and set(threads) == {1}, done.stdout
+
+
+def test_one_blas_thread_changes_no_bit() -> None:
+    battles = [("a", "b", "a"), ("b", "c", "tie"), ("c", "a", "b"), ("a", "c", "a")] * 5
+    stats._fit_log_strengths(np.zeros((1, 1)), 0.1)
+    before = _blas_threads()
+    inside = stats.bradley_terry(battles)  # under _one_blas_thread
+    assert _blas_threads() == before
+    stats.scipy_blas().limit(limits=max(2, before[0]))  # the same fit on OpenBLAS's threads
     stats._blas_users += 1  # as if a caller held _one_blas_thread: it then changes nothing
     try:
         assert stats.bradley_terry(battles) == inside
     finally:
         stats._blas_users -= 1
-        for (_, put), threads in zip(controls, before, strict=True):
-            put(threads)
+        stats.scipy_blas().limit(limits=before[0])
 
 
 # --------------------------------------------------------------------------- text measures
