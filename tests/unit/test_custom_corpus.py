@@ -12,7 +12,12 @@ from csrwh.building.gate.run import validate
 from csrwh.sample import MARKER, generate
 from ingest import registry, run_ingest
 
-RAW_SUITES = ["raw.custom__conversations", "raw.custom__corpora", "raw.custom__qrels"]
+RAW_SUITES = [
+    "raw.custom__conversations",
+    "raw.custom__corpora",
+    "raw.custom__qrels",
+    "raw.custom__users",
+]
 
 
 def line(record: object) -> str:
@@ -44,11 +49,86 @@ def failures(report) -> dict[str, list[dict]]:
     return {o.expectation: o.offending_rows for o in report.outcomes if not o.success}
 
 
-def test_registered_with_its_three_raw_tables():
+def test_registered_with_its_four_raw_tables():
     spec = registry.get("custom")
     assert spec.folder == "custom"
-    assert spec.tables == ["custom__conversations", "custom__corpora", "custom__qrels"]
+    assert spec.tables == [
+        "custom__users",
+        "custom__conversations",
+        "custom__corpora",
+        "custom__qrels",
+    ]
     assert set(spec.tables) <= set(registry.raw_tables())
+    # users.jsonl is the users file, every other <name>/*.jsonl holds conversations
+    assert spec.spec_for("alpha/users.jsonl").table == "custom__users"
+    assert spec.spec_for("alpha/more_users.jsonl").table == "custom__conversations"
+
+
+#: (line, record, the reason it is rejected with) of alpha/users.jsonl; the others land
+ALPHA_USERS: list[tuple[int, object, str | None]] = [
+    (
+        1,
+        {
+            "id": "u1",
+            "subset": "pilot",
+            "profile_text": "likes jazz",
+            "keywords": ["jazz", "vinyl"],
+        },
+        None,
+    ),
+    (2, {"profile_text": "who am I"}, "id is missing (a user needs an `id`, or `user_id`)"),
+    (3, {"id": "u2", "profile_text": 42}, "profile_text is not a string (found a number)"),
+    (
+        4,
+        {"id": "u1", "profile_text": "again"},
+        (
+            'id "u1" is used twice in corpus alpha: first at alpha/users.jsonl line 1, which '
+            "lands (an id names one user within its corpus)"
+        ),
+    ),
+    (5, {"user_id": "u3", "attributes": {"age": 31}, "keywords": None}, None),  # user_id names it
+    (6, {"id": " "}, "id is empty or blank"),
+    (
+        7,
+        {"id": 7, "subset": ["a"]},
+        "id is not a string (found a number); subset is not a string (found an array)",
+    ),
+]
+
+
+def test_a_users_file_lands_its_users_and_rejects_bad_lines_with_their_reasons(tmp_path, duck):
+    """<name>/users.jsonl: one user a line. A line without a usable id, with a value of the
+    wrong type or repeating an id of its corpus is rejected verbatim with its reason; the rest
+    lands in raw.custom__users (not among the conversations); other corpora may reuse an id."""
+    texts = write_records(tmp_path, "alpha/users.jsonl", ALPHA_USERS)
+    write_lines(tmp_path, "alpha/a.jsonl", [line(chat("c1", user_id="u1"))])
+    write_lines(tmp_path, "beta/users.jsonl", [line({"id": "u1"})])
+    s = ingest(tmp_path, duck)
+
+    want_rejects = [
+        (n, reason, text.encode("utf-8"))
+        for (n, _, reason), text in zip(ALPHA_USERS, texts)
+        if reason is not None
+    ]
+    assert (s.records_loaded, s.records_rejected) == (4, len(want_rejects))
+    got = duck.execute(
+        "select table_name, line_number, error, raw_bytes from raw.rejected_records "
+        "order by line_number"
+    ).fetchall()
+    assert [(r[1], r[2], bytes(r[3])) for r in got] == want_rejects
+    assert {r[0] for r in got} == {"custom__users"}
+    landed = duck.execute(
+        "select source_path, line_number, record_key, payload::varchar "
+        "from raw.custom__users order by source_path, line_number"
+    ).fetchall()
+    assert landed == [
+        ("alpha/users.jsonl", 1, "u1", texts[0]),
+        ("alpha/users.jsonl", 5, "u3", texts[4]),
+        ("beta/users.jsonl", 1, "u1", line({"id": "u1"})),
+    ]
+    assert duck.execute("select source_path from raw.custom__conversations").fetchall() == [
+        ("alpha/a.jsonl",)
+    ]
 
 
 def test_good_lines_and_corpus_json_land_verbatim_with_provenance(tmp_path, duck):
