@@ -311,14 +311,16 @@ USER_SCHEMA_FILE = Path(__file__).with_name("schemas") / "custom_user.schema.jso
 _USER_SCHEMA = json.loads(USER_SCHEMA_FILE.read_text(encoding="utf-8"))
 #: the users file's name within a corpus folder
 USERS_FILE = "users.jsonl"
-#: the user keys whose value is a string (null counts as absent); keywords and attributes
-#: may be any JSON value
+#: the user keys whose value is a string (null counts as absent); keywords may be any JSON
+#: value, attributes an object or a string holding one's JSON text
 USER_STRING_KEYS: tuple[str, ...] = tuple(
     key
     for key, rule in _USER_SCHEMA["properties"].items()
     if rule.get("$ref") == "#/$defs/optional_string"
 )
-_USER_RANK = {"id": 0, "user_id": 0} | {key: 1 + n for n, key in enumerate(USER_STRING_KEYS)}
+_USER_RANK = {"id": 0, "user_id": 0} | {
+    key: 1 + n for n, key in enumerate((*USER_STRING_KEYS, "attributes"))
+}
 
 
 @functools.cache
@@ -358,11 +360,29 @@ def user_problems(record: dict) -> list[str]:
                 problem = f"{first} is not a string {_found(error)}"
         elif first in USER_STRING_KEYS:
             problem = f"{first} is not a string {_found(error)}"
+        elif first == "attributes":
+            problem = f"attributes is not an object {_found(error)}"
         else:  # pragma: no cover - schema drift
             problem = f"{'.'.join(map(str, where))}: {error.message}"
         if problem not in out:
             out.append(problem)
+    attributes = record.get("attributes")
+    if isinstance(attributes, str) and not _is_object_text(attributes):
+        out.append("attributes is a string that is not the text of a JSON object")
     return out
+
+
+def _is_object_text(text: str) -> bool:
+    """``text`` is one JSON object, as the users mart's ``attributes`` holds it (strict JSON:
+    no NaN or Infinity)."""
+
+    def refuse(constant: str) -> None:
+        raise ValueError(constant)
+
+    try:
+        return isinstance(json.loads(text, parse_constant=refuse), dict)
+    except ValueError:
+        return False
 
 
 def user_id_key(record: dict) -> str:

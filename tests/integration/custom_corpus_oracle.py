@@ -67,7 +67,7 @@ EDGE_USERS = [
         "attributes": {"city": "Beijing", "n": [1, 2]},
     },
     {"user_id": "u8", "keywords": "quiet; cheap", "attributes": None},
-    {"id": "u9", "profile_text": "Profile only.", "attributes": "plain text"},
+    {"id": "u9", "profile_text": "Profile only.", "attributes": '{"source": "survey"}'},
 ]
 
 

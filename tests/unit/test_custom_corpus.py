@@ -93,6 +93,12 @@ ALPHA_USERS: list[tuple[int, object, str | None]] = [
         {"id": 7, "subset": ["a"]},
         "id is not a string (found a number); subset is not a string (found an array)",
     ),
+    (
+        8,
+        {"id": "u4", "attributes": "plain text"},
+        "attributes is a string that is not the text of a JSON object",
+    ),
+    (9, {"id": "u5", "attributes": '{"age": 31}'}, None),  # an object's text, as the mart has it
 ]
 
 
@@ -110,7 +116,7 @@ def test_a_users_file_lands_its_users_and_rejects_bad_lines_with_their_reasons(t
         for (n, _, reason), text in zip(ALPHA_USERS, texts)
         if reason is not None
     ]
-    assert (s.records_loaded, s.records_rejected) == (4, len(want_rejects))
+    assert (s.records_loaded, s.records_rejected) == (5, len(want_rejects))
     got = duck.execute(
         "select table_name, line_number, error, raw_bytes from raw.rejected_records "
         "order by line_number"
@@ -124,6 +130,7 @@ def test_a_users_file_lands_its_users_and_rejects_bad_lines_with_their_reasons(t
     assert landed == [
         ("alpha/users.jsonl", 1, "u1", texts[0]),
         ("alpha/users.jsonl", 5, "u3", texts[4]),
+        ("alpha/users.jsonl", 9, "u5", texts[8]),
         ("beta/users.jsonl", 1, "u1", line({"id": "u1"})),
     ]
     assert duck.execute("select source_path from raw.custom__conversations").fetchall() == [
@@ -447,6 +454,37 @@ def test_what_lands_passes_the_shape_checks_and_the_suites_judge_scales_and_corp
     ]
     assert found == {}  # the shape and id checks are safety nets: nothing reaches them
     assert all(o.severity == "critical" for o in report.outcomes if not o.success)
+
+
+def test_the_users_suite_passes_what_lands_and_fails_on_a_corrupted_copy(tmp_path):
+    """raw.custom__users: the users that land pass the suite; its checks are safety nets that
+    fail only on rows written into raw some other way (here: by SQL)."""
+    data, database = tmp_path / "data", tmp_path / "ingested.duckdb"
+    write_records(data, "alpha/users.jsonl", ALPHA_USERS)
+    ingest(data, database)
+    suites = ["raw.custom__users"]
+    report = validate(database, run_id="test", suites=suites, data_docs_dir=None, record=False)
+    assert failures(report) == {}
+    with duckdb.connect(str(database)) as con:
+        for n, payload in (
+            (20, '{"id": "u9", "attributes": "plain text"}'),
+            (21, '{"id": "u10", "profile_text": 42}'),
+            (22, '{"id": "u1"}'),  # an id that landed already
+        ):
+            con.execute(
+                "insert into raw.custom__users select * replace (? as record_index, "
+                "? as line_number, ?::json as payload, json_extract_string(?, '$.id') as record_key) "
+                "from raw.custom__users where line_number = 1",
+                [n - 1, n, payload, payload],
+            )
+    found = failures(
+        validate(database, run_id="test", suites=suites, data_docs_dir=None, record=False)
+    )
+    assert [(r["line_number"], r["problem"]) for r in found.pop("user_has_documented_shape")] == [
+        (20, "attributes is a string that is not the text of a JSON object"),
+        (21, "profile_text is not a string"),
+    ]
+    assert list(found) == ["record_key_unique_per_file"] and found.pop("record_key_unique_per_file")
 
 
 def test_the_safety_net_checks_fail_on_a_corrupted_copy_naming_file_line_and_problem(tmp_path):

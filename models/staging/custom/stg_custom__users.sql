@@ -1,7 +1,7 @@
 {#-
     One row per line of an own corpus' custom/<name>/users.jsonl (docs/ADDING_A_CORPUS.md): a
-    user and their profile. keywords and attributes may be any JSON value: a string as written,
-    anything else as its JSON text.
+    user and their profile. keywords may be any JSON value and attributes an object or a string
+    holding one (ingest/custom.py): a string as written, anything else as its JSON text.
 -#}
 
 with
