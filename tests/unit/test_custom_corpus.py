@@ -12,12 +12,7 @@ from csrwh.building.gate.run import validate
 from csrwh.sample import MARKER, generate
 from ingest import registry, run_ingest
 
-RAW_SUITES = [
-    "raw.custom__conversations",
-    "raw.custom__corpora",
-    "raw.custom__qrels",
-    "raw.custom__users",
-]
+RAW_SUITES = [f"raw.custom__{t}" for t in ("conversations", "corpora", "qrels", "users")]
 
 
 def line(record: object) -> str:
@@ -59,83 +54,6 @@ def test_registered_with_its_four_raw_tables():
         "custom__qrels",
     ]
     assert set(spec.tables) <= set(registry.raw_tables())
-    # users.jsonl is the users file, every other <name>/*.jsonl holds conversations
-    assert spec.spec_for("alpha/users.jsonl").table == "custom__users"
-    assert spec.spec_for("alpha/more_users.jsonl").table == "custom__conversations"
-
-
-#: (line, record, the reason it is rejected with) of alpha/users.jsonl; the others land
-ALPHA_USERS: list[tuple[int, object, str | None]] = [
-    (
-        1,
-        {
-            "id": "u1",
-            "subset": "pilot",
-            "profile_text": "likes jazz",
-            "keywords": ["jazz", "vinyl"],
-        },
-        None,
-    ),
-    (2, {"profile_text": "who am I"}, "id is missing (a user needs an `id`, or `user_id`)"),
-    (3, {"id": "u2", "profile_text": 42}, "profile_text is not a string (found a number)"),
-    (
-        4,
-        {"id": "u1", "profile_text": "again"},
-        (
-            'id "u1" is used twice in corpus alpha: first at alpha/users.jsonl line 1, which '
-            "lands (an id names one user within its corpus)"
-        ),
-    ),
-    (5, {"user_id": "u3", "attributes": {"age": 31}, "keywords": None}, None),  # user_id names it
-    (6, {"id": " "}, "id is empty or blank"),
-    (
-        7,
-        {"id": 7, "subset": ["a"]},
-        "id is not a string (found a number); subset is not a string (found an array)",
-    ),
-    (
-        8,
-        {"id": "u4", "attributes": "plain text"},
-        "attributes is a string that is not the text of a JSON object",
-    ),
-    (9, {"id": "u5", "attributes": '{"age": 31}'}, None),  # an object's text, as the mart has it
-]
-
-
-def test_a_users_file_lands_its_users_and_rejects_bad_lines_with_their_reasons(tmp_path, duck):
-    """<name>/users.jsonl: one user a line. A line without a usable id, with a value of the
-    wrong type or repeating an id of its corpus is rejected verbatim with its reason; the rest
-    lands in raw.custom__users (not among the conversations); other corpora may reuse an id."""
-    texts = write_records(tmp_path, "alpha/users.jsonl", ALPHA_USERS)
-    write_lines(tmp_path, "alpha/a.jsonl", [line(chat("c1", user_id="u1"))])
-    write_lines(tmp_path, "beta/users.jsonl", [line({"id": "u1"})])
-    s = ingest(tmp_path, duck)
-
-    want_rejects = [
-        (n, reason, text.encode("utf-8"))
-        for (n, _, reason), text in zip(ALPHA_USERS, texts)
-        if reason is not None
-    ]
-    assert (s.records_loaded, s.records_rejected) == (5, len(want_rejects))
-    got = duck.execute(
-        "select table_name, line_number, error, raw_bytes from raw.rejected_records "
-        "order by line_number"
-    ).fetchall()
-    assert [(r[1], r[2], bytes(r[3])) for r in got] == want_rejects
-    assert {r[0] for r in got} == {"custom__users"}
-    landed = duck.execute(
-        "select source_path, line_number, record_key, payload::varchar "
-        "from raw.custom__users order by source_path, line_number"
-    ).fetchall()
-    assert landed == [
-        ("alpha/users.jsonl", 1, "u1", texts[0]),
-        ("alpha/users.jsonl", 5, "u3", texts[4]),
-        ("alpha/users.jsonl", 9, "u5", texts[8]),
-        ("beta/users.jsonl", 1, "u1", line({"id": "u1"})),
-    ]
-    assert duck.execute("select source_path from raw.custom__conversations").fetchall() == [
-        ("alpha/a.jsonl",)
-    ]
 
 
 def test_good_lines_and_corpus_json_land_verbatim_with_provenance(tmp_path, duck):
@@ -454,37 +372,6 @@ def test_what_lands_passes_the_shape_checks_and_the_suites_judge_scales_and_corp
     ]
     assert found == {}  # the shape and id checks are safety nets: nothing reaches them
     assert all(o.severity == "critical" for o in report.outcomes if not o.success)
-
-
-def test_the_users_suite_passes_what_lands_and_fails_on_a_corrupted_copy(tmp_path):
-    """raw.custom__users: the users that land pass the suite; its checks are safety nets that
-    fail only on rows written into raw some other way (here: by SQL)."""
-    data, database = tmp_path / "data", tmp_path / "ingested.duckdb"
-    write_records(data, "alpha/users.jsonl", ALPHA_USERS)
-    ingest(data, database)
-    suites = ["raw.custom__users"]
-    report = validate(database, run_id="test", suites=suites, data_docs_dir=None, record=False)
-    assert failures(report) == {}
-    with duckdb.connect(str(database)) as con:
-        for n, payload in (
-            (20, '{"id": "u9", "attributes": "plain text"}'),
-            (21, '{"id": "u10", "profile_text": 42}'),
-            (22, '{"id": "u1"}'),  # an id that landed already
-        ):
-            con.execute(
-                "insert into raw.custom__users select * replace (? as record_index, "
-                "? as line_number, ?::json as payload, json_extract_string(?, '$.id') as record_key) "
-                "from raw.custom__users where line_number = 1",
-                [n - 1, n, payload, payload],
-            )
-    found = failures(
-        validate(database, run_id="test", suites=suites, data_docs_dir=None, record=False)
-    )
-    assert [(r["line_number"], r["problem"]) for r in found.pop("user_has_documented_shape")] == [
-        (20, "attributes is a string that is not the text of a JSON object"),
-        (21, "profile_text is not a string"),
-    ]
-    assert list(found) == ["record_key_unique_per_file"] and found.pop("record_key_unique_per_file")
 
 
 def test_the_safety_net_checks_fail_on_a_corrupted_copy_naming_file_line_and_problem(tmp_path):
