@@ -1,7 +1,8 @@
 """Your own corpora ("custom"): one conversation per JSONL line, one folder per corpus.
 
-``custom/<name>/*.jsonl`` (one conversation a line), an optional ``corpus.json`` and optional
-``<kind>.qrels`` relevance judgments; a line that breaks the format (JSON Schema
+``custom/<name>/*.jsonl`` (one conversation a line), an optional ``corpus.json``, optional
+``<kind>.qrels`` relevance judgments and an optional ``users.jsonl`` (one user a line, with
+their profile: :data:`USER_SCHEMA_FILE`); a line that breaks the format (JSON Schema
 :data:`SCHEMA_FILE` plus the checks a schema cannot make) is rejected with a one-line reason
 and the rest of the corpus lands.
 Details: docs/internals.md#ingest-custom
@@ -305,6 +306,112 @@ def check_conversation(record: object, context: CheckContext) -> str | None:
     )
 
 
+#: the users file of a corpus, ``<name>/users.jsonl`` (one user a line), as a JSON Schema
+USER_SCHEMA_FILE = Path(__file__).with_name("schemas") / "custom_user.schema.json"
+_USER_SCHEMA = json.loads(USER_SCHEMA_FILE.read_text(encoding="utf-8"))
+#: the users file's name within a corpus folder
+USERS_FILE = "users.jsonl"
+#: the user keys whose value is a string (null counts as absent); keywords may be any JSON
+#: value, attributes an object or a string holding one's JSON text
+USER_STRING_KEYS: tuple[str, ...] = tuple(
+    key
+    for key, rule in _USER_SCHEMA["properties"].items()
+    if rule.get("$ref") == "#/$defs/optional_string"
+)
+_USER_RANK = {"id": 0, "user_id": 0} | {
+    key: 1 + n for n, key in enumerate((*USER_STRING_KEYS, "attributes"))
+}
+
+
+@functools.cache
+def _user_check() -> Callable[[object], list[ValidationError]]:
+    """The users schema's errors of a record: a compiled yes/no first (``fastjsonschema``),
+    ``jsonschema``'s walk only for a record that fails, to name its problems."""
+    import fastjsonschema
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(_USER_SCHEMA)
+    validator = Draft202012Validator(_USER_SCHEMA)
+    compiled = fastjsonschema.compile(_USER_SCHEMA)
+
+    def errors(record: object) -> list[ValidationError]:
+        try:
+            compiled(record)
+        except fastjsonschema.JsonSchemaValueException:
+            return list(validator.iter_errors(record))
+        return []
+
+    return errors
+
+
+def user_problems(record: dict) -> list[str]:
+    """Every way one line of ``<name>/users.jsonl`` breaks the format (empty: none), one line
+    each naming the key: the id first, then the string keys in the format's order."""
+    out: list[str] = []
+    errors = [(_where(error), error) for error in _user_check()(record)]
+    for where, error in sorted(errors, key=lambda pair: _USER_RANK.get(str(pair[0][0]), 90)):
+        first = where[0]
+        if first in ("id", "user_id"):
+            if error.validator == "required":
+                problem = "id is missing (a user needs an `id`, or `user_id`)"
+            elif error.validator == "pattern":
+                problem = f"{first} is empty or blank"
+            else:
+                problem = f"{first} is not a string {_found(error)}"
+        elif first in USER_STRING_KEYS:
+            problem = f"{first} is not a string {_found(error)}"
+        elif first == "attributes":
+            problem = f"attributes is not an object {_found(error)}"
+        else:  # pragma: no cover - schema drift
+            problem = f"{'.'.join(map(str, where))}: {error.message}"
+        if problem not in out:
+            out.append(problem)
+    attributes = record.get("attributes")
+    if isinstance(attributes, str) and not _is_object_text(attributes):
+        out.append("attributes is a string that is not the text of a JSON object")
+    return out
+
+
+def _is_object_text(text: str) -> bool:
+    """``text`` is one JSON object, as the users mart's ``attributes`` holds it (strict JSON:
+    no NaN or Infinity)."""
+
+    def refuse(constant: str) -> None:
+        raise ValueError(constant)
+
+    try:
+        return isinstance(json.loads(text, parse_constant=refuse), dict)
+    except ValueError:
+        return False
+
+
+def user_id_key(record: dict) -> str:
+    """The key holding a user's id: ``id``, or ``user_id`` when the record has no ``id``."""
+    return "id" if "id" in record or "user_id" not in record else "user_id"
+
+
+def check_user(record: object, context: CheckContext) -> str | None:
+    """The reason a line of ``<name>/users.jsonl`` is rejected, or None when it lands.
+
+    A record's problems are joined by "; ". An id is unique within its corpus: the first line
+    with an id lands, a later one is rejected naming where the first one is.
+    """
+    problems = user_problems(record)  # the reader passes JSON objects only
+    if problems:
+        return "; ".join(problems)
+    name = context.source_path.split("/", 1)[0]
+    here = (context.source_path, context.line_number)
+    uid = record[user_id_key(record)]
+    first = context.state.setdefault("user_ids", {}).setdefault((name, uid), here)
+    if first == here:
+        return None
+    shown = json.dumps(uid, ensure_ascii=False)
+    return (
+        f"id {shown} is used twice in corpus {name}: first at {first[0]} line {first[1]}, "
+        "which lands (an id names one user within its corpus)"
+    )
+
+
 def judgment_kind(source_path: str) -> str:
     """The judgment kind of ``<name>/<kind>.qrels``: the file's name without ``.qrels``."""
     return source_path.rsplit("/", 1)[-1].removesuffix(".qrels")
@@ -332,6 +439,14 @@ def check_judgment(record: object, context: CheckContext) -> str | None:
 
 
 FILES = (
+    # the users file first: the first spec whose pattern matches a file declares it
+    FileSpec(
+        f"*/{USERS_FILE}",
+        "custom__users",
+        Format.JSONL,
+        RecordKey.field("id", "user_id"),
+        check=check_user,
+    ),
     FileSpec(
         "*/*.jsonl",
         "custom__conversations",

@@ -56,6 +56,20 @@ EDGE = [
     },
 ]
 
+#: edge/users.jsonl: u1 (in two subsets by its conversations, one by the file) with a profile
+#: whose keywords and attributes are JSON values; u8 named by `user_id`; u9 without a conversation
+EDGE_USERS = [
+    {
+        "id": "u1",
+        "subset": "pilot",
+        "profile_text": "Eats out twice a week.",
+        "keywords": ["dining", "late"],
+        "attributes": {"city": "Beijing", "n": [1, 2]},
+    },
+    {"user_id": "u8", "keywords": "quiet; cheap", "attributes": None},
+    {"id": "u9", "profile_text": "Profile only.", "attributes": '{"source": "survey"}'},
+]
+
 
 def documented_examples() -> dict[str, str]:
     """File path under the data folder -> text, from the docs' copy-paste examples."""
@@ -75,6 +89,9 @@ def write_custom_data(data: Path) -> None:
     )
     files["custom/edge/edge.jsonl"] = "".join(
         json.dumps(r, ensure_ascii=False) + "\n" for r in EDGE
+    )
+    files["custom/edge/users.jsonl"] = "".join(
+        json.dumps(r, ensure_ascii=False) + "\n" for r in EDGE_USERS
     )
     for rel, text in files.items():
         (data / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -101,6 +118,8 @@ def expected_marts(data: Path) -> dict[str, object]:
     }
     user_subsets: dict[str, set[str]] = {}
     for path in sorted(data.glob("custom/*/*.jsonl")):
+        if path.name == "users.jsonl":  # the users file (below)
+            continue
         name = path.parent.name
         corpus = corpora.get(name, {})
         scales = corpus.get("rating_scales", {})
@@ -158,7 +177,24 @@ def expected_marts(data: Path) -> dict[str, object]:
                 "source_record_index": index,
                 "source_attributes": attributes or None,
             }
-    out["users"] = {u: (next(iter(s)) if len(s) == 1 else None) for u, s in user_subsets.items()}
+    # users: (subset, profile_text, keywords, attributes); a JSON value that is no string as
+    # its JSON text
+    out["users"] = {
+        u: (next(iter(s)) if len(s) == 1 else None, None, None, None)
+        for u, s in user_subsets.items()
+    }
+    for path in sorted(data.glob("custom/*/users.jsonl")):
+        name = path.parent.name
+        for text in path.read_text("utf-8").splitlines():
+            record = json.loads(text)
+            user = f"custom:{name}/{record.get('id', record.get('user_id'))}"
+            as_text = [
+                v if v is None or isinstance(v, str) else json.dumps(v, separators=(",", ":"))
+                for v in (record.get(k) for k in ("profile_text", "keywords", "attributes"))
+            ]
+            subset = f"{name}/{record['subset']}" if record.get("subset") else None
+            seen = out["users"].get(user, (None,))[0]
+            out["users"][user] = (subset or seen, *as_text)
     return out
 
 

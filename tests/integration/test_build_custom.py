@@ -4,7 +4,7 @@ The input is what the docs show -- the copy-paste examples of docs/ADDING_A_CORP
 the README's "Your own corpus" section, parsed from their ``cat > ... <<'EOF'`` blocks -- plus
 an ``edge`` corpus with the format's corners (system message mid-conversation, labels on an
 assistant message, unknown keys, a null rating, a user in two subsets, Chinese text, a rating
-aspect without a scale). Every mart row is checked against an independent reading of those
+aspect without a scale, a users.jsonl with profiles). Every mart row is checked against an independent reading of those
 files; the checks this corpus type adds are seen failing on corrupted copies; a custom folder
 with bad lines is refused like any rejects and publishes with ``allow_rejects``, its bad lines
 kept in raw.rejected_records; and the generated sample's custom corpora land line for line.
@@ -97,7 +97,10 @@ def test_every_mart_row_matches_the_files(custom_build) -> None:
         assert con.execute(
             "select count(*) from ratings where raw_value is not null"
         ).fetchall() == [(0,)]
-        users = {r["user_id"]: r["subset"] for r in rows(con, "select * from users")}
+        users = {
+            r["user_id"]: (r["subset"], r["profile_text"], r["keywords"], r["attributes"])
+            for r in rows(con, "select * from users")
+        }
         assert users == want["users"]
         stats = {
             (r["corpus"], r["subset"]): (r["n_conversations"], r["n_turns"])

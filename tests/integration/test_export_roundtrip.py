@@ -7,7 +7,8 @@ list) are written to ``custom/<corpus>/conversations.jsonl`` of a new data folde
 rater, comment) and turn label (label, annotator, primary) comes back identical, under the
 own-corpus ids: ``custom:<corpus>/<conversation_id>``, subsets ``<corpus>/<subset>``, users and
 raters ``custom:<corpus>/<id>``; each rating on its scale, normalised alike (the export's
-``corpora/<corpus>/corpus.json`` is copied beside its records). Done for the generated sample (every corpus it has) and for the
+``corpora/<corpus>/corpus.json`` is copied beside its records); every user with their subset
+and profile (``corpora/<corpus>/users.jsonl`` is copied too). Done for the generated sample (every corpus it has) and for the
 real corpora in ../shared/corpora. A turn without text (NULL) is exported as "" (the
 chat-template ``content`` is a string) and comes back as "".
 """
@@ -45,9 +46,10 @@ def own_corpus_from_export(warehouse: Path, root: Path) -> tuple[Path, dict[str,
     finally:
         for handle in files.values():
             handle.close()  # type: ignore[attr-defined]
-    for corpus in counts:  # the export's description of each corpus: scales, licence, ...
-        described = exported / "corpora" / corpus / "corpus.json"
-        (data / "custom" / corpus / "corpus.json").write_bytes(described.read_bytes())
+    for corpus in counts:  # the export's description of each corpus (scales, licence, ...)
+        for name in ("corpus.json", "users.jsonl"):  # ... and its users with their profiles
+            described = exported / "corpora" / corpus / name
+            (data / "custom" / corpus / name).write_bytes(described.read_bytes())
     return data, counts
 
 
@@ -83,6 +85,15 @@ COMPARED = {
         from original.main.intents where turn_index is not null""",
         """select conversation_id, turn_index, raw_label, annotator, is_primary
         from rebuilt.main.intents""",
+    ),
+    # every user, also those without a conversation (profile users), with their profiles; the
+    # users file names a user as the conversation records do (the global user_id)
+    "users": (
+        """select 'custom:' || corpus || '/' || user_id, corpus || '/' || user_id,
+            corpus || '/' || subset, profile_text, keywords, attributes
+        from original.main.users""",
+        """select user_id, source_user_id, subset, profile_text, keywords, attributes
+        from rebuilt.main.users""",
     ),
 }
 

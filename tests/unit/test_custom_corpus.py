@@ -12,7 +12,7 @@ from csrwh.building.gate.run import validate
 from csrwh.sample import MARKER, generate
 from ingest import registry, run_ingest
 
-RAW_SUITES = ["raw.custom__conversations", "raw.custom__corpora", "raw.custom__qrels"]
+RAW_SUITES = [f"raw.custom__{t}" for t in ("conversations", "corpora", "qrels", "users")]
 
 
 def line(record: object) -> str:
@@ -44,10 +44,15 @@ def failures(report) -> dict[str, list[dict]]:
     return {o.expectation: o.offending_rows for o in report.outcomes if not o.success}
 
 
-def test_registered_with_its_three_raw_tables():
+def test_registered_with_its_four_raw_tables():
     spec = registry.get("custom")
     assert spec.folder == "custom"
-    assert spec.tables == ["custom__conversations", "custom__corpora", "custom__qrels"]
+    assert spec.tables == [
+        "custom__users",
+        "custom__conversations",
+        "custom__corpora",
+        "custom__qrels",
+    ]
     assert set(spec.tables) <= set(registry.raw_tables())
 
 

@@ -84,7 +84,7 @@ def test_all_tables_exist_with_the_contract_columns(tmp_path, duck, write_file):
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'raw'"
         ).fetchall()
     }
-    assert len(source_tables()) == 18
+    assert len(source_tables()) == 19
     assert tables == set(source_tables()) | {
         "rejected_records",
         "ingest_files",
@@ -133,6 +133,7 @@ def test_every_raw_table_of_a_full_sample_is_filled(tmp_path, duck, write_file):
             "custom__conversations",
             "custom__corpora",
             "custom__qrels",
+            "custom__users",
         ):  # custom is optional
             assert duck.execute(f"SELECT count(*) FROM raw.{t}").fetchone()[0] > 0, t
     runs = duck.execute(

@@ -18,6 +18,7 @@ from csrwh.reading.export.layout import (
     SIZE_CATEGORIES,
     TASK_CATEGORIES,
 )
+from csrwh.reading.export.own_corpus import USERS_JSONL
 from ingest import registry
 
 UNKNOWN_LICENCE = "unknown"
@@ -227,6 +228,12 @@ def dataset_card(
             )
         elif rel == INPUT_FILES:
             what = "the warehouse's input files of these corpora: corpus, path, sha256, records"
+        elif Path(rel).name == USERS_JSONL:
+            what = (
+                "the corpus' users with their profiles, one a line (id, subset, profile_text, "
+                "keywords, attributes): with the records and corpus.json, an own corpus "
+                "(docs/ADDING_A_CORPUS.md)"
+            )
         elif rel.endswith("topics.tsv"):
             what = "TREC topics: topic id, tab, the intent's standalone query or the linked turn's text"
         else:

@@ -18,6 +18,7 @@ from csrwh.reading.export.layout import (
     MANIFEST,
     MARTS_DIR,
 )
+from csrwh.reading.export.own_corpus import CORPUS_JSON, OWN_CORPORA_DIR, USERS_JSONL
 
 # ---------------------------------------------------------------------------------------------
 # the export folder
@@ -63,10 +64,10 @@ def _check_folder(folder: Path, warehouse: Path, option: str) -> list[str] | Non
 
 def _own_names(folder: Path) -> list[str]:
     """The files of ``folder`` at the names an export writes (card, licences, input files,
-    conversation records, marts, TREC files): an earlier export's, when its manifest is empty
-    because it stopped while writing it."""
-    names = {CARD, LICENCES, INPUT_FILES, CONVERSATIONS + ".jsonl"}
-    folders = (CONVERSATIONS, MARTS_DIR, "trec")
+    conversation records, marts, TREC files, the own-corpus files of a jsonl export): an
+    earlier export's, when its manifest is empty because it stopped while writing it."""
+    names = {CARD, LICENCES, INPUT_FILES, CONVERSATIONS + ".jsonl", CORPUS_JSON, USERS_JSONL}
+    folders = (CONVERSATIONS, MARTS_DIR, "trec", OWN_CORPORA_DIR)
     return sorted(
         p.relative_to(folder).as_posix()
         for p in folder.rglob("*")

@@ -1,13 +1,14 @@
-"""What a ``jsonl`` export needs to build again as an own corpus: one ``corpus.json`` per
-exported corpus (docs/ADDING_A_CORPUS.md, "corpus.json"), read from the warehouse.
+"""What a ``jsonl`` export needs to build again as an own corpus (docs/ADDING_A_CORPUS.md):
+``corpora/<corpus>/corpus.json`` and ``corpora/<corpus>/users.jsonl`` per exported corpus (and
+both beside ``conversations.jsonl`` when the export holds one corpus), read from the warehouse.
 
-``corpora/<corpus>/corpus.json`` for every exported corpus, and ``corpus.json`` beside
-``conversations.jsonl`` when the export holds one corpus: its description, licence, citation,
-homepage, language and domain (the ``corpora`` seed, or for your own corpora their own
-corpus.json), who gave its labels (``intents.source``, when one kind gave them all) and the scale
-of every rated aspect (``ratings``: min, max, direction), so ``value_normalized`` comes back
-unchanged. An aspect rated on two scales in one corpus (two own corpora exported together) is
-left out, and the rebuild warns about it like any aspect without a scale.
+corpus.json: description, licence, citation, homepage, language and domain (the ``corpora``
+seed, or an own corpus' corpus.json), who gave its labels (when one kind gave them all) and the
+scale of every rated aspect, so ``value_normalized`` comes back unchanged (an aspect rated on
+two scales in one corpus is left out; the rebuild warns about it). users.jsonl: every user of
+the ``users`` mart, also those without a conversation, one a line: ``id`` (the global
+``user_id``, as the records name the user), ``subset``, ``profile_text``, ``keywords``,
+``attributes`` (keys without a value left out).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from typing import Any
 
 OWN_CORPORA_DIR = "corpora"
 CORPUS_JSON = "corpus.json"
+USERS_JSONL = "users.jsonl"
+#: the users mart's columns a users.jsonl line holds, besides its id
+USER_KEYS = ("subset", "profile_text", "keywords", "attributes")
 
 
 def _one(values: set[Any]) -> Any:
@@ -76,4 +80,34 @@ def write_corpus_json(out: Path, described: dict[str, dict[str, Any]]) -> list[P
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text + "\n", encoding="utf-8")
             written.append(path)
+    return written
+
+
+def users_lines(con, corpus: str) -> list[str]:
+    """The lines of ``users.jsonl`` for ``corpus``: one JSON object per user of the ``users``
+    mart, in user_id order (see the module docstring)."""
+    rows = con.execute(
+        f"select user_id, {', '.join(USER_KEYS)} from main.users where corpus = ? order by user_id",
+        [corpus],
+    ).fetchall()
+    lines = []
+    for user_id, *values in rows:
+        record = {"id": user_id} | {k: v for k, v in zip(USER_KEYS, values) if v is not None}
+        lines.append(json.dumps(record, ensure_ascii=False))
+    return lines
+
+
+def write_users_jsonl(out: Path, users: dict[str, list[str]]) -> dict[Path, int]:
+    """Write ``corpora/<corpus>/users.jsonl`` per corpus of ``users`` ({corpus: its
+    :func:`users_lines`}), and ``users.jsonl`` when there is one; returns each file written
+    with its number of lines."""
+    written = {}
+    for corpus, lines in users.items():
+        paths = [out / OWN_CORPORA_DIR / corpus / USERS_JSONL]
+        if len(users) == 1:
+            paths.append(out / USERS_JSONL)
+        for path in paths:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+            written[path] = len(lines)
     return written

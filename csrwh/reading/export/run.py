@@ -26,7 +26,12 @@ from csrwh.reading.export.layout import (
     MARTS_DIR,
     ExportResult,
 )
-from csrwh.reading.export.own_corpus import corpus_json, write_corpus_json
+from csrwh.reading.export.own_corpus import (
+    corpus_json,
+    users_lines,
+    write_corpus_json,
+    write_users_jsonl,
+)
 from csrwh.reading.export.records import (
     _arrow_rows,
     _conversations_table,
@@ -151,6 +156,7 @@ def export(
             if output_format == "jsonl"
             else {}
         )
+        users = {c: users_lines(con, c) for c in wanted} if output_format == "jsonl" else {}
         if not languages:  # none detected: the languages the corpora declare
             languages = sorted({r["language"] for r in corpus_rows if r.get("language")})
     finally:
@@ -162,6 +168,7 @@ def export(
             mart_paths = _marts_as_arrow(mart_paths)
         _write_input_files(out / INPUT_FILES, input_files)
         write_corpus_json(out, described)  # jsonl: what a rebuild as own corpora needs
+        user_files = write_users_jsonl(out, users)
     except BaseException:
         _write_manifest(out, before, build, output_format)
         raise
@@ -174,6 +181,7 @@ def export(
     else:
         row_counts.update({_rel(p, out): pq.ParquetFile(p).metadata.num_rows for p in mart_paths})
     row_counts[INPUT_FILES] = len(input_files)
+    row_counts.update({_rel(p, out): n for p, n in user_files.items()})
     inside = [p for p in trec_files if out.resolve() in p.resolve().parents]
     for path in inside:
         with open(path, encoding="utf-8") as fh:

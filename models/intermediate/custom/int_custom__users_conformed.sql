@@ -1,4 +1,8 @@
-{#- One row per user_id of a custom corpus (the format has no profiles). -#}
+{#-
+    One row per user of a custom corpus: the users of its users.jsonl (with their profiles) and
+    the users only its conversations name (no profile). A user in both is the file's row; their
+    subset is the one the file gives, else the one subset of their conversations.
+-#}
 
 with
 
@@ -8,7 +12,21 @@ conversations as (
 
 ),
 
-users as (
+listed as (
+
+    -- ingest rejects a line without a usable id and every later copy of an id in a corpus
+    select
+        corpus_name || '/' || source_user_id as source_user_id,
+        case when subset is not null then corpus_name || '/' || subset end as subset,
+        profile_text,
+        keywords,
+        attributes
+    from {{ ref('stg_custom__users') }}
+    where source_user_id is not null
+
+),
+
+seen as (
 
     select
         source_user_id,
@@ -22,15 +40,23 @@ users as (
 conformed as (
 
     select
-        cast({{ global_id('custom', 'source_user_id') }} as string) as user_id,
+        cast({{ global_id('custom', 'coalesce(listed.source_user_id, seen.source_user_id)') }} as string)
+            as user_id,
         cast('custom' as string) as corpus,
-        cast(source_user_id as string) as source_user_id,
+        cast(coalesce(listed.source_user_id, seen.source_user_id) as string) as source_user_id,
         -- a user seen in several subsets has no single subset
-        cast(case when {{ array_size('subsets') }} = 1 then {{ array_at('subsets', 1) }} end as string) as subset,
-        cast(null as string) as profile_text,
-        cast(null as string) as keywords,
-        cast(null as string) as attributes
-    from users
+        cast(
+            coalesce(
+                listed.subset,
+                case when {{ array_size('seen.subsets') }} = 1 then {{ array_at('seen.subsets', 1) }} end
+            ) as string
+        ) as subset,
+        cast(listed.profile_text as string) as profile_text,
+        cast(listed.keywords as string) as keywords,
+        cast(listed.attributes as string) as attributes
+    from listed
+    full outer join seen
+        on listed.source_user_id = seen.source_user_id
 
 )
 
