@@ -32,6 +32,7 @@ MODELS = (
     ("staging", "stg_custom__rating_scales"),
     ("staging", "stg_custom__conversations"),
     ("staging", "stg_custom__messages"),
+    ("staging", "stg_custom__users"),
     ("intermediate", "int_custom__rating_scales"),
     ("intermediate", "int_custom__conversations"),
     ("intermediate", "int_custom__turns"),

@@ -155,6 +155,18 @@ RAW_CORRUPTIONS = [
         "qrels_fields_present",
     ),
     (
+        # the sample's own corpus has no users.jsonl: one user line, attributes not an object
+        "custom-users-attributes-not-an-object",
+        "raw.custom__users",
+        (
+            "insert into raw.custom__users select * replace ("
+            "split_part(source_path, '/', 1) || '/users.jsonl' as source_path, 'u1' as record_key, "
+            """'{"id": "u1", "attributes": 7}'::json as payload) """
+            "from raw.custom__conversations limit 1"
+        ),
+        "user_has_documented_shape",
+    ),
+    (
         "custom-qrels-repeated-pair",
         "raw.custom__qrels",
         (
