@@ -293,16 +293,30 @@ def check_conversation(record: object, context: CheckContext) -> str | None:
     problems = conversation_problems(record)  # the reader passes JSON objects only
     if problems:
         return "; ".join(problems)
+    return _id_used_before(
+        context,
+        "ids",
+        record[conversation_id_key(record)],
+        "one conversation",
+        ", across its files",
+    )
+
+
+def _id_used_before(
+    context: CheckContext, ledger: str, rid: object, names: str, where: str = ""
+) -> str | None:
+    """None when this record is the first landing one with id ``rid`` in its corpus (the
+    folder; ``context.state[ledger]`` remembers the firsts), else the reason it is rejected,
+    naming where the first one is."""
     name = context.source_path.split("/", 1)[0]
     here = (context.source_path, context.line_number)
-    cid = record[conversation_id_key(record)]
-    first = context.state.setdefault("ids", {}).setdefault((name, cid), here)
+    first = context.state.setdefault(ledger, {}).setdefault((name, rid), here)
     if first == here:
         return None
-    shown = json.dumps(cid, ensure_ascii=False)
+    shown = json.dumps(rid, ensure_ascii=False)
     return (
         f"id {shown} is used twice in corpus {name}: first at {first[0]} line {first[1]}, "
-        "which lands (an id names one conversation within its corpus, across its files)"
+        f"which lands (an id names {names} within its corpus{where})"
     )
 
 
@@ -399,17 +413,7 @@ def check_user(record: object, context: CheckContext) -> str | None:
     problems = user_problems(record)  # the reader passes JSON objects only
     if problems:
         return "; ".join(problems)
-    name = context.source_path.split("/", 1)[0]
-    here = (context.source_path, context.line_number)
-    uid = record[user_id_key(record)]
-    first = context.state.setdefault("user_ids", {}).setdefault((name, uid), here)
-    if first == here:
-        return None
-    shown = json.dumps(uid, ensure_ascii=False)
-    return (
-        f"id {shown} is used twice in corpus {name}: first at {first[0]} line {first[1]}, "
-        "which lands (an id names one user within its corpus)"
-    )
+    return _id_used_before(context, "user_ids", record[user_id_key(record)], "one user")
 
 
 def judgment_kind(source_path: str) -> str:

@@ -46,24 +46,37 @@ def _commands(block: str) -> list[list[str]]:
     return out
 
 
-def test_schema_discovery_examples_run(sample_warehouse: Path) -> None:
-    (block,) = code_blocks(doc_section("What a table or column means")[1], "bash")
-    commands = _commands(block)
-    assert [c[1] for c in commands] == ["tables", "describe", "sql"]
-    csrwh = Path(sys.executable).with_name("csrwh")
+CSRWH = Path(sys.executable).with_name("csrwh")
+ENV = dict(os.environ, DO_NOT_TRACK="1", COLUMNS="200")
+
+
+def _as_written(command: list[str], warehouse: Path) -> list[str]:
+    """A documented ``.venv/bin/csrwh`` command, on ``warehouse`` in place of the demo's."""
+    return [str(CSRWH), *(str(warehouse) if a == DEMO else a for a in command[1:])]
+
+
+def _outputs(commands: list[list[str]], warehouse: Path) -> list[str]:
+    """What each command prints, run as written; each must succeed."""
     outputs = []
     for command in commands:
-        args = [str(sample_warehouse) if a == DEMO else a for a in command[1:]]
         proc = subprocess.run(
-            [str(csrwh), *args],
+            _as_written(command, warehouse),
             capture_output=True,
             text=True,
             cwd=PROJECT_ROOT,
             check=False,
-            env=dict(os.environ, DO_NOT_TRACK="1", COLUMNS="200"),
+            env=ENV,
         )
         assert proc.returncode == 0, (command, proc.stderr)
         outputs.append(proc.stdout)
+    return outputs
+
+
+def test_schema_discovery_examples_run(sample_warehouse: Path) -> None:
+    (block,) = code_blocks(doc_section("What a table or column means")[1], "bash")
+    commands = _commands(block)
+    assert [c[1] for c in commands] == ["tables", "describe", "sql"]
+    outputs = _outputs(commands, sample_warehouse)
     tables, describe, sql = outputs
     assert "conversations" in tables and "turns" in tables
     assert "n_words" in describe
@@ -78,31 +91,16 @@ def test_quick_start_commands_run(sample_warehouse: Path) -> None:
     blocks = code_blocks(doc_section("Quick start")[1], "bash")
     commands = [c for block in blocks for c in _commands(block)]
     assert [c[1] for c in commands] == ["tables", "sql", "describe", "dashboard"]
-    csrwh = Path(sys.executable).with_name("csrwh")
-    env = dict(os.environ, DO_NOT_TRACK="1", COLUMNS="200")
-    outputs = []
-    for command in commands[:-1]:
-        args = [str(sample_warehouse) if a == DEMO else a for a in command[1:]]
-        proc = subprocess.run(
-            [str(csrwh), *args],
-            capture_output=True,
-            text=True,
-            cwd=PROJECT_ROOT,
-            check=False,
-            env=env,
-        )
-        assert proc.returncode == 0, (command, proc.stderr)
-        outputs.append(proc.stdout)
+    outputs = _outputs(commands[:-1], sample_warehouse)
     tables, corpus_stats, describe = outputs
     assert "conversations" in tables and "corpus" in corpus_stats and "n_words" in describe
     from csrwh.reading.dashboard import free_port
 
     port = free_port()
-    args = [str(sample_warehouse) if a == DEMO else a for a in commands[-1][1:]]
     server = subprocess.Popen(
-        [str(csrwh), *args, "--port", str(port)],
+        [*_as_written(commands[-1], sample_warehouse), "--port", str(port)],
         cwd=PROJECT_ROOT,
-        env=env,
+        env=ENV,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
