@@ -57,11 +57,12 @@ build: $(STAMP) ## build warehouse/csr.duckdb from the real corpora in $CSRWH_DA
 fetch: $(STAMP) ## download the corpora into $CSRWH_DATA_DIR
 	$(BIN)/csrwh fetch --data-dir $(CSRWH_DATA_DIR)
 
-lint: $(STAMP) ## ruff (lint + format) on Python, sqlfluff (.sqlfluff) on models/ and macros/, no DuckDB-only SQL in models/, tests/dbt/, macros/
+lint: $(STAMP) ## ruff (lint + format) on Python, import-linter contracts (pyproject.toml), sqlfluff (.sqlfluff) on models/ and macros/, no DuckDB-only SQL in models/, tests/dbt/, macros/
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/sqlfluff lint models macros --processes 2 --disable-progress-bar --nocolor
 	$(BIN)/python scripts/check_engine_syntax.py
+	$(BIN)/lint-imports --no-cache
 
 test: $(STAMP) browser-deps setup-spark lint ## lint, then the whole test suite (unit + integration on ../shared/corpora)
 	$(BIN)/python -m pytest -n 2 -q

@@ -16,7 +16,7 @@ highest sum, over time, of the resident sets of the step's process and its child
 per phase (ingest, dbt, gate) and outside the Python marts' windows (``text_diversity``,
 ``annotator_agreement``: the models' own working memory).
 
-1. **cold build**: `csrwh.building.build` with the expectations gate into a new warehouse, with a
+1. **cold build**: `csrwh.pipeline.build` with the expectations gate into a new warehouse, with a
    fresh dbt target (dbt parses the whole project). The gate's SQL is captured as it runs (a
    SQLAlchemy ``before_cursor_execute`` listener; Great Expectations reaches DuckDB through
    duckdb-engine).
@@ -198,7 +198,8 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
     from sqlalchemy import event
     from sqlalchemy.engine import Engine
 
-    from csrwh.building import _Build, build
+    from csrwh.pipeline import build
+    from csrwh.pipeline.job import _Build
 
     gate_window: list[float] = []
     phases: list[tuple[float, str]] = []  # (epoch seconds, phase entered)
@@ -214,7 +215,7 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
     # selective rebuild runs only the changed tables' suites here too (without that parameter
     # the build would run every suite, and the one-file figure would measure a full gate)
     def gate(database, build_id, suites=None):
-        from csrwh.building.gate.run import gate as run_gate
+        from csrwh.gate.run import gate as run_gate
 
         gate_window.append(time.time())
         try:
@@ -280,11 +281,11 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
 
 def _functions_on_every_connection() -> None:
     """The floor runs the SQL models that call the build's Python functions
-    (``csrwh/building/udfs.py``): register them on every DuckDB connection the floor child
+    (``csrwh/dbt_support/udfs.py``): register them on every DuckDB connection the floor child
     opens, as the build's dbt-duckdb plugin does on dbt's."""
     import duckdb
 
-    from csrwh.building.udfs import register_duckdb
+    from csrwh.dbt_support.udfs import register_duckdb
 
     connect = duckdb.connect
 
@@ -379,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--child":
         name, args = argv[1], argv[2:]
-        from csrwh.building.allocator import tune_for_build
+        from csrwh.pipeline.allocator import tune_for_build
 
         tune_for_build()  # as `csrwh build` does, in the build and in its floor alike
         if name == "build":

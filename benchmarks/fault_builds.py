@@ -83,7 +83,7 @@ def concurrent_trial(
     # are those of one of the two inputs
     winner = None
     if readable(warehouse) and not leftovers(warehouse):
-        from csrwh.building import _inputs_digest
+        from csrwh.pipeline.state import _inputs_digest
 
         def counts(path: Path) -> tuple[int, int]:
             return (

@@ -156,7 +156,7 @@ def fresh_site(trial: Path, baseline: Path, with_state: bool = False) -> Path:
     warehouse.parent.mkdir()
     shutil.copy2(baseline, warehouse)
     if with_state:
-        from csrwh.building.paths import state_dir
+        from csrwh.pipeline.paths import state_dir
 
         shutil.copytree(state_dir(baseline), state_dir(warehouse))
     return warehouse

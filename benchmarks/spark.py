@@ -24,7 +24,7 @@ SparkSession inside the build's process, the real build's rule), into the same w
 - each build's wall (the subprocess, imports included), its phases and peak RSS (the process
   and its children, the JVM included: ``/proc`` sampled every 0.1 s, ``benchmarks/build.py``'s
   sampler);
-- the marts' parity by value (``csrwh.building.spark_parity.compare``).
+- the marts' parity by value (``csrwh.pipeline.spark_parity.compare``).
 
 With two or more scales it fits, per layer and engine, ``t(s) = a + b·s`` through the
 smallest and the largest scale (a: the per-node fixed cost, b: the growth with the data) and
@@ -163,7 +163,7 @@ def child_build(engine: str, data_dir: str, warehouse: str) -> dict:
     """One build in this (fresh) process, as ``csrwh build [--engine spark]`` runs it."""
     t0 = time.perf_counter()
     sampler_cls = _sibling("build")._RssSampler
-    from csrwh.building import dbt_runner, job
+    from csrwh.pipeline import dbt_runner, job
 
     invocations: list[dict] = []
     run_dbt = dbt_runner.run_dbt
@@ -198,13 +198,13 @@ def child_build(engine: str, data_dir: str, warehouse: str) -> dict:
         SparkSession.Builder.getOrCreate = timed_get_or_create
     with sampler_cls() as sampler:
         if engine == "spark":
-            from csrwh.building.spark import spark_build
+            from csrwh.pipeline.spark import spark_build
 
             result = spark_build(Path(data_dir), Path(warehouse), allow_rejects=True)
             seconds, nodes = result.seconds, result.node_summary
         else:
-            from csrwh.building import build
-            from csrwh.building.gate.run import gate
+            from csrwh.gate.run import gate
+            from csrwh.pipeline import build
 
             result = build(Path(data_dir), Path(warehouse), gates=[gate], allow_rejects=True)
             seconds = result.seconds
@@ -233,7 +233,7 @@ def _run_child(engine: str, data: Path, warehouse: Path, target: Path) -> dict:
 
 def bench_scale(scale: int, work: Path) -> dict:
     """Generate the sample at ``scale``, build it on both engines, compare the marts."""
-    from csrwh.building import spark_parity
+    from csrwh.pipeline import spark_parity
     from csrwh.sample import generate
 
     data = work / f"data-x{scale}"

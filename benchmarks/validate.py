@@ -21,7 +21,7 @@ SCRIPT = (
     "import json, sys, time\n"
     "t0, c0 = time.perf_counter(), time.process_time()\n"
     "from pathlib import Path\n"
-    "from csrwh.building.gate.run import validate\n"
+    "from csrwh.gate.run import validate\n"
     "r = validate(Path(sys.argv[1]), 'benchmark', data_docs_dir=Path(sys.argv[2]))\n"
     "print(json.dumps({'wall': time.perf_counter() - t0, 'cpu': time.process_time() - c0,"
     " 'expectations': len(r.outcomes), **r.seconds}))\n"

@@ -4,7 +4,8 @@
 per conversation (chat-template ``messages``, annotations, ratings, a deterministic split).
 """
 
-__version__ = "0.1.0"
+from csrwh.version import __version__
+
 __all__ = ["SPLIT_RATIOS", "__version__", "connect", "load", "split_of"]
 
 

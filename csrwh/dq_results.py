@@ -1,6 +1,6 @@
 """``main.dq_results``: the one home of its columns, types and descriptions.
 
-Written by the expectations gate (:func:`csrwh.building.gate.run.record_results`: one row per
+Written by the expectations gate (:func:`csrwh.gate.run.record_results`: one row per
 expectation and run) and read by ``csrwh describe dq_results`` (:mod:`csrwh.reading.catalog`)
 and the dashboard's Data health page (:mod:`csrwh.reading.dashboard.queries`). It sits below
 both the build and the read side, so neither imports the other for it; docs/ARCHITECTURE.md,

@@ -165,7 +165,7 @@ def discover(
 def file_sha256(path: Path) -> str:
     """The sha256 ingest records for a file, read in 1 MiB blocks: for thousands of small files
     ~3x faster than ``hashlib.file_digest``, which allocates a fresh 256 KiB buffer per file.
-    Also the no-change check's (``csrwh/building/uptodate.py``), so both hash alike."""
+    Also the no-change check's (``csrwh/pipeline/uptodate.py``), so both hash alike."""
     digest = hashlib.sha256()
     with open(path, "rb", buffering=0) as fh:
         while block := fh.read(1 << 20):

@@ -1,6 +1,6 @@
 {#-
     The CTEs `queries` and `unnested` of a ConvSearch page-log staging model, after its `source`
-    CTE (search_behaviors, named in the model as csrwh.building.lineage reads it): each search
+    CTE (search_behaviors, named in the model as csrwh.pipeline.lineage reads it): each search
     query with the page logs of its list `list_key`
     (serp_pagelogs, landingpage_pagelogs), one row per page log -- query_id, dialog_id,
     `pagelog` (a struct of `pagelog_fields`, a dict name -> 'VARCHAR') and `pagelog_position`

@@ -2,7 +2,7 @@
     The digest of one corpus's rows, an aggregate over a `group by corpus`: the
     xor and the count of the rows' md5s, each row's `columns` taken as text in a JSON list
     (NULL and separators unambiguous), so the order of the rows does not count. The SQL twin of
-    csrwh.building.partitions.corpus_digests (the Python models' per-corpus partitions), the
+    csrwh.dbt_support.partitions.corpus_digests (the Python models' per-corpus partitions), the
     same figure for the same rows (tests/unit/test_turn_text_counts.py checks it). DuckDB only:
     on Spark the incremental models are tables computed whole, and the digest is NULL.
 -#}

@@ -1,7 +1,7 @@
 {#-
     The CTEs `unnested` and `per_user` of a CoSRec per-user file (keywords.json, profiles.json:
     one line {"<conversation id>": {"<user id>": value}} a conversation), after the model's
-    `source` CTE (which names its source, as csrwh.building.lineage reads it): `per_user` has
+    `source` CTE (which names its source, as csrwh.pipeline.lineage reads it): `per_user` has
     one row per conversation and user -- conversation_user_id, conversation_id, source_user_id,
     partition_name (the dataset folder) and `value_name`, the user's value as JSON. The staging
     model selects from `per_user` and types its value.

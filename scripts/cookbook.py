@@ -90,8 +90,8 @@ FLAGGED = re.compile(r"\{flagged:([\w.]+):(\w+)\}")
 def _flagging() -> dict[tuple[str, str], tuple[str | None, str]]:
     """(suite, expectation) -> (the query of the rows it flags, or None for a GX built-in, and
     its severity), for every expectation of expectations/ as the gate reads them
-    (csrwh.building.gate.suites)."""
-    from csrwh.building.gate.suites import SQL_TYPE, load_suites
+    (csrwh.gate.suites)."""
+    from csrwh.gate.suites import SQL_TYPE, load_suites
 
     return {
         (suite.name, spec.name): (
@@ -109,7 +109,7 @@ def _flagging() -> dict[tuple[str, str], tuple[str | None, str]]:
 def _gate(warehouse: Path):
     """The gate's validation of ``warehouse`` (read-only, nothing recorded), for the suites
     that hold a warning: the warnings it reports, and the rows each failed built-in names."""
-    from csrwh.building.gate.run import validate
+    from csrwh.gate.run import validate
 
     suites = sorted(
         {suite for (suite, _), (_, severity) in _flagging().items() if severity == "warning"}
@@ -133,7 +133,7 @@ def flagged_sql(suite: str, expectation: str, warehouse: Path) -> str:
     query = _flagging()[suite, expectation][0]
     if query is not None:
         return f"({query.strip().rstrip(';')})"
-    from csrwh.building.gate.suites import load_suites
+    from csrwh.gate.suites import load_suites
 
     (spec,) = load_suites(select=[suite])
     column = next(e for e in spec.expectations if e.name == expectation).kwargs.get("column")

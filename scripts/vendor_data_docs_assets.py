@@ -1,8 +1,8 @@
 """Vendor the stylesheets, scripts and fonts Great Expectations' Data Docs link from CDNs into
-csrwh/building/gate/data_docs_assets/ (so Data Docs render offline; csrwh.building.gate.data_docs).
+csrwh/gate/data_docs_assets/ (so Data Docs render offline; csrwh.gate.data_docs).
 
 Each package comes from the npm registry (``npm pack <name>@<version>``, the version pinned in
-``csrwh.building.gate.data_docs.PACKAGES``); only the files listed there are kept, with the
+``csrwh.gate.data_docs.PACKAGES``); only the files listed there are kept, with the
 package's licence. ``data_docs_assets/README.md`` records name, version, licence and the npm
 integrity of every tarball. Run: ``.venv/bin/python scripts/vendor_data_docs_assets.py``.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from csrwh.building.gate.data_docs import ASSETS_DIR, PACKAGES, package_folder
+from csrwh.gate.data_docs import ASSETS_DIR, PACKAGES, package_folder
 
 
 def main() -> int:
@@ -63,7 +63,7 @@ def main() -> int:
         "# Data Docs assets (vendored)\n\n"
         "What Great Expectations' Data Docs pages link from CDNs, taken from the npm registry\n"
         "by `scripts/vendor_data_docs_assets.py` so Data Docs render offline\n"
-        "(`csrwh.building.gate.data_docs`). Only the files the pages load are kept, each package\n"
+        "(`csrwh.gate.data_docs`). Only the files the pages load are kept, each package\n"
         "with its licence (`LICENSE*` in its folder).\n\n"
         "| package | version | licence | folder | npm integrity |\n|---|---|---|---|---|\n"
         + "\n".join(rows)

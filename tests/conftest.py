@@ -65,7 +65,7 @@ def _build_published(data: Path, root: Path) -> Path:
     """Build ``data`` through the real ingest + dbt build + gate into ``root``; the published file."""
     import os
 
-    from csrwh.building import build
+    from csrwh.pipeline import build
 
     with mock.patch.dict(os.environ, CSRWH_DBT_TARGET_PATH=str(root / "target")):
         result = build(data, root / "warehouse" / "csr.duckdb")

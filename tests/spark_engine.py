@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from csrwh.building import spark
 from csrwh.errors import CsrwhError
+from csrwh.pipeline import spark
 
 
 def require_spark() -> None:

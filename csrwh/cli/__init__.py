@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from csrwh.building.allocator import tune_if_building
+from csrwh.pipeline.allocator import tune_if_building
 
 # the first act of `csrwh build`, before any import below can load Arrow or start a thread
 tune_if_building(sys.argv[1:])
@@ -37,7 +37,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from csrwh import __version__
+        from csrwh.version import __version__
 
         print(f"csrwh {__version__}")
         raise typer.Exit()

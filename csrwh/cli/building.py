@@ -76,7 +76,7 @@ def ingest(
     and reject; the published warehouse itself is only ever replaced by `csrwh build`.
     """
     config.check_env()
-    from csrwh.building import ingest_only
+    from csrwh.pipeline import ingest_only
 
     target = config.resolve_warehouse(warehouse)
     result = ingest_only(config.resolve_data_dir(data_dir), target, corpora=corpora or None)
@@ -212,21 +212,21 @@ def build(
             cluster={"remote": spark_remote, "master": spark_master, "stage": stage},
         )
         return
-    from csrwh.building.allocator import tune_for_build
+    from csrwh.pipeline.allocator import tune_for_build
 
-    tune_for_build()  # before Arrow is imported or a thread started (csrwh/building/allocator.py)
-    from csrwh.building import build as do_build
+    tune_for_build()  # before Arrow is imported or a thread started (csrwh/pipeline/allocator.py)
+    from csrwh.pipeline import build as do_build
 
     target = config.resolve_warehouse(warehouse)
     if verify and target.exists() and not full_refresh:
-        from csrwh.building.verify import verify_blocks
+        from csrwh.pipeline.verify import verify_blocks
 
         n_tables = verify_blocks(target)
         console.print(
             f"verified {target}: every block of its {n_tables} tables matches its checksum",
             markup=False,
         )
-    from csrwh.building.gate.run import gate
+    from csrwh.gate.run import gate
 
     result = do_build(
         config.resolve_data_dir(data_dir),
@@ -269,7 +269,7 @@ def _build_spark(
     refused: list[str],
     cluster: dict[str, str | None],
 ) -> None:
-    """`csrwh build --engine spark` (csrwh/building/spark.py)."""
+    """`csrwh build --engine spark` (csrwh/pipeline/spark.py)."""
     if refused:
         raise CsrwhError(
             f"{', '.join(refused)} only appl{'ies' if len(refused) == 1 else 'y'} to the "
@@ -277,7 +277,7 @@ def _build_spark(
             hint="a Spark build always builds every model from the data folder",
             exit_code=2,
         )
-    from csrwh.building.spark import spark_build
+    from csrwh.pipeline.spark import spark_build
 
     result = spark_build(
         config.resolve_data_dir(data_dir),
@@ -294,7 +294,7 @@ def _build_spark(
         f"{result.build_id}; {escape(result.summary())})",
         soft_wrap=True,
     )
-    from csrwh.building.spark import duckdb_pass_models
+    from csrwh.pipeline.spark import duckdb_pass_models
 
     by_duckdb = set(duckdb_pass_models())
     for name, why in sorted(result.excluded.items()):
@@ -304,7 +304,7 @@ def _build_spark(
             line = f"  excluded on Spark: {name} (and what is built from it): {why}"
         console.print(line, markup=False)
     console.print(
-        f"Compare with the DuckDB build: python -m csrwh.building.spark_parity --warehouse "
+        f"Compare with the DuckDB build: python -m csrwh.pipeline.spark_parity --warehouse "
         f"{config.resolve_warehouse(warehouse)}",
         markup=False,
     )
@@ -354,8 +354,8 @@ def validate(
     import time
 
     config.check_env()
-    from csrwh.building.gate.run import print_summary, record_results, results_sidecar
-    from csrwh.building.gate.run import validate as run_validation
+    from csrwh.gate.run import print_summary, record_results, results_sidecar
+    from csrwh.gate.run import validate as run_validation
 
     target = config.resolve_warehouse(warehouse)
     if docs is not None and not no_docs:

@@ -22,12 +22,12 @@ import urllib3.exceptions
 from rich.progress import Progress
 from urllib3.util.retry import Retry
 
-from csrwh import __version__
 from csrwh.errors import CsrwhError
 from csrwh.fetch.parts import meta_path, mirror_url, read_json, remove_part
 from csrwh.fetch.redirects import RedirectRefused, Session
 from csrwh.fetch.sources import Pinned
 from csrwh.fetch.verify import Downloaded, verify
+from csrwh.version import __version__
 
 ATTEMPTS = 3  # tries per URL (tries that received data are not counted)
 BACKOFF_SECONDS = 1.0  # urllib3's backoff factor: BACKOFF * 2**(n-1) after n failures in a row

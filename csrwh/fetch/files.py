@@ -17,11 +17,11 @@ from typing import Any
 
 from rich.console import Console
 
-from csrwh import __version__
 from csrwh.errors import CsrwhError
 from csrwh.fetch.download import CHUNK_BYTES
 from csrwh.fetch.parts import hash_file
 from csrwh.fetch.sources import Upstream
+from csrwh.version import __version__
 
 MANIFEST_NAME = ".csrwh-manifest.json"
 MAX_EXTRACT_BYTES = 8 << 30  # bound on what one zip may extract to

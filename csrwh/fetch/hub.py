@@ -29,7 +29,6 @@ from typing import Any, Self
 import urllib3.exceptions
 from rich.progress import Progress
 
-from csrwh import __version__
 from csrwh.errors import CsrwhError
 from csrwh.fetch import download as http
 from csrwh.fetch.download import (
@@ -45,6 +44,7 @@ from csrwh.fetch.parts import part_path, remove_part
 from csrwh.fetch.redirects import host_allowed
 from csrwh.fetch.sources import HubFile, HubFiles, Pinned
 from csrwh.fetch.verify import Downloaded, verify
+from csrwh.version import __version__
 
 ENDPOINT_ENV = "HF_ENDPOINT"
 DEFAULT_ENDPOINT = "https://huggingface.co"

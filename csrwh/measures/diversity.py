@@ -15,7 +15,7 @@ from csrwh.measures import distinct_n, in_memory
 __all__ = ["INPUT_COLUMNS", "IN_MEMORY_BYTES", "corpus_rows"]
 
 #: The inputs of a corpus's rows (the columns :func:`corpus_rows` reads): a corpus whose rows
-#: of these columns are unchanged keeps its rows (``csrwh.building.partitions``).
+#: of these columns are unchanged keeps its rows (``csrwh.dbt_support.partitions``).
 INPUT_COLUMNS = (
     "conversation_id",
     "turn_index",

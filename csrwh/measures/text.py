@@ -1,6 +1,6 @@
 """Length measures of utterances beyond ``count_words``: segmented words and model tokens.
 
-Used by ``int_turn_text_measures`` (through ``csrwh.building.udfs``). Chinese text is segmented
+Used by ``int_turn_text_measures`` (through ``csrwh.dbt_support.udfs``). Chinese text is segmented
 by rjieba (jieba's accurate mode, no HMM), other text split on whitespace; tokens are
 ``cl100k_base`` counts from a checked offline encoding file. Deterministic and offline.
 Details: docs/internals.md#csrwh-measures-text
@@ -122,7 +122,7 @@ def segmented_word_count(
 
 # ---------------------------------------------------------------------------------------
 # Vectorised: one Arrow array in, one out (the functions the build registers on its engine,
-# csrwh.building.udfs)
+# csrwh.dbt_support.udfs)
 # ---------------------------------------------------------------------------------------
 
 #: :func:`is_chinese`'s three patterns in RE2 syntax (Arrow's compute kernels).

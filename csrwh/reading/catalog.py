@@ -4,7 +4,7 @@ dbt stores every model's and column's ``description`` (``models/**/_*.yml``) in 
 as DuckDB comments (``persist_docs`` in ``dbt_project.yml``): ``duckdb_tables().comment``,
 ``duckdb_views().comment``, ``duckdb_columns().comment``. This module reads them back for
 ``csrwh tables`` and ``csrwh describe``. Raw tables are written by the Python ingest, not dbt:
-their descriptions come from the dbt sources of this checkout (``csrwh.building.dbt_sources``);
+their descriptions come from the dbt sources of this checkout (``csrwh.dbt_support.dbt_sources``);
 ``build_info`` and ``dq_results`` (written by the build) are described here.
 """
 
@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from csrwh import dq_results
-from csrwh.building.dbt_sources import raw_tables
+from csrwh.dbt_support.dbt_sources import raw_tables
 from csrwh.errors import CsrwhError
 
 #: layers in the order ``csrwh tables --all`` lists them, and the schema each lives in

@@ -1,12 +1,12 @@
 {#-
-    `dbt run-operation spark_register_raw` (csrwh/building/spark.py, before `dbt build`): on a
+    `dbt run-operation spark_register_raw` (csrwh/pipeline/spark.py, before `dbt build`): on a
     Spark target, register the raw tables that
     `csrwh build --engine spark` wrote as Parquet (one folder per table under
-    $CSRWH_SPARK_RAW_DIR, csrwh/building/spark.py) as the tables of database `raw` the sources
+    $CSRWH_SPARK_RAW_DIR, csrwh/pipeline/spark.py) as the tables of database `raw` the sources
     read. Every source of schema `raw` is declared once, in models/staging; nothing to do on
     other targets (DuckDB reads the raw schema the ingest wrote).
 
-    A cluster build (csrwh/building/spark_cluster.py) sets $CSRWH_SPARK_STAGE, its folder on
+    A cluster build (csrwh/pipeline/spark_cluster.py) sets $CSRWH_SPARK_STAGE, its folder on
     the stage every worker shares: `raw` and every database the models write are dropped and
     created with their locations there (`<stage folder>/<database>.db`), so no table is
     written to the cluster's own warehouse dir, which the workers need not share.
@@ -44,7 +44,7 @@
                 ) -%}
             {%- endif -%}
         {%- endfor -%}
-        {#- marts-from-duckdb (csrwh/building/spark.py): a DuckDB warehouse's seed, staging and
+        {#- marts-from-duckdb (csrwh/pipeline/spark.py): a DuckDB warehouse's seed, staging and
             intermediate tables as Parquet, under $CSRWH_SPARK_UPSTREAM_DIR/<schema>/<table> -#}
         {%- set upstream = fromjson(env_var('CSRWH_SPARK_UPSTREAM', '{}')) -%}
         {%- for schema, tables in upstream.items() -%}

@@ -94,7 +94,7 @@ def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             if not warehouse.exists():
-                from csrwh.building import build
+                from csrwh.pipeline import build
                 from csrwh.sample import generate
 
                 previous = os.environ.get("CSRWH_DBT_TARGET_PATH")

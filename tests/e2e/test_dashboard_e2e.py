@@ -55,7 +55,7 @@ def add_dq_results(path: Path) -> dict:
     """Write a `main.dq_results` with one run (3 passed, 1 critical and 1 warning failure)
     into ``path``; returns what the health page must show."""
     try:  # the validation module's own DDL when it is there, so schema drift shows up here
-        from csrwh.building.gate.results import _DQ_RESULTS_DDL as ddl  # type: ignore[attr-defined]
+        from csrwh.gate.results import _DQ_RESULTS_DDL as ddl  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001
         ddl = """create table if not exists main.dq_results (run_id varchar, validated_at timestamp,
             suite varchar, table_name varchar, expectation varchar, expectation_type varchar,

@@ -118,7 +118,7 @@ def test_data_health_counts_the_expectations_and_suites_validate_counts(
     the build recorded under the same run id) counted apart."""
     import shutil
 
-    from csrwh.building.gate.run import gate, validate
+    from csrwh.gate.run import gate, validate
 
     copy = tmp_path / "csr.duckdb"
     shutil.copy2(sample_warehouse, copy)

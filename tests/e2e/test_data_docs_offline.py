@@ -17,8 +17,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building.gate import data_docs
-from csrwh.building.gate.run import DQ_RESULTS, gate, validate
+from csrwh.gate import data_docs
+from csrwh.gate.run import DQ_RESULTS, gate, validate
 
 pytestmark = pytest.mark.e2e
 

@@ -23,10 +23,10 @@ import duckdb
 import pytest
 from custom_corpus_oracle import expected_marts, rows, write_custom_data
 
-from csrwh.building import EXIT_REFUSED, build
-from csrwh.building.dbt_runner import run_dbt
-from csrwh.building.gate.run import gate, validate
 from csrwh.errors import CsrwhError
+from csrwh.gate.run import gate, validate
+from csrwh.pipeline import EXIT_REFUSED, build
+from csrwh.pipeline.dbt_runner import run_dbt
 
 # --------------------------------------------------------------------------- builds
 
@@ -284,7 +284,7 @@ def test_raw_suite_fails_on_a_corrupted_copy_naming_file_and_line(
 def test_a_custom_folder_with_bad_lines_is_refused_then_publishes_with_allow_rejects(
     custom_build, tmp_path: Path
 ) -> None:
-    """Bad lines are rejects like any corpus' (csrwh/building.py's rules, unchanged): a first build
+    """Bad lines are rejects like any corpus' (csrwh/pipeline.py's rules, unchanged): a first build
     holding rejects is refused unless allow_rejects; with it the build publishes, the good
     lines of the same file land and the bad ones wait verbatim in raw.rejected_records."""
     data, _, _ = custom_build

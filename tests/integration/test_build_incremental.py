@@ -21,11 +21,12 @@ import duckdb
 import pytest
 
 from csrwh import config
-from csrwh.building import BuildResult, _saved_state, build, state_dir
-from csrwh.building.gate.run import gate
-from csrwh.building.gate.suites import load_suites
-from csrwh.building.lineage import SUITE as LINEAGE
 from csrwh.errors import CsrwhError
+from csrwh.gate.run import gate
+from csrwh.gate.suites import load_suites
+from csrwh.pipeline import BuildResult, build, state_dir
+from csrwh.pipeline.lineage import SUITE as LINEAGE
+from csrwh.pipeline.selection import _saved_state
 from csrwh.sample import generate
 from ingest.registry import raw_tables
 
@@ -302,8 +303,8 @@ def test_full_makes_dbt_refresh_the_incremental_models(
 ) -> None:
     """``--full`` runs dbt with ``--full-refresh``: the incremental Python models (issue 26)
     compute everything again rather than carry over their previous tables."""
-    from csrwh.building import job
-    from csrwh.building.dbt_runner import DbtOutcome
+    from csrwh.pipeline import job
+    from csrwh.pipeline.dbt_runner import DbtOutcome
 
     data = tmp_path / "data"
     shutil.copytree(history.data, data)
@@ -349,9 +350,9 @@ def test_ingest_and_dbt_get_the_machine_settings(
         return original(data_dir, warehouse, **kwargs)
 
     monkeypatch.setattr(ingest, "run_ingest", spy)
-    # past the no-change check before the copy (csrwh/building/uptodate.py), as when it cannot tell:
+    # past the no-change check before the copy (csrwh/pipeline/uptodate.py), as when it cannot tell:
     # the copy is ingested, with these settings, and the check after ingest finds it up to date
-    monkeypatch.setattr("csrwh.building.job.why_not_up_to_date", lambda *a, **k: "cannot tell")
+    monkeypatch.setattr("csrwh.pipeline.job.why_not_up_to_date", lambda *a, **k: "cannot tell")
     assert build(history.data, history.warehouse, allow_rejects=True).up_to_date
     with duckdb.connect(config={"memory_limit": "300MiB"}) as con:
         expected = con.execute("select current_setting('memory_limit')").fetchone()[0]

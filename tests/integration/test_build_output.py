@@ -15,7 +15,8 @@ from types import SimpleNamespace
 import pytest
 from rich.console import Console
 
-from csrwh.building import PHASES, _Display
+from csrwh.pipeline import PHASES
+from csrwh.pipeline.display import _Display
 from csrwh.sample import generate
 
 #: a dbt per-node console line: "12 of 700 START sql table model ..." / "... OK created ..." / "... PASS ..."
@@ -194,7 +195,7 @@ def test_verbose_or_no_terminal_prints_phase_lines_not_bars() -> None:
 
 
 def test_old_build_logs_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from csrwh.building import KEEP_DBT_LOGS, dbt_log_path
+    from csrwh.pipeline import KEEP_DBT_LOGS, dbt_log_path
 
     monkeypatch.setenv("CSRWH_DBT_TARGET_PATH", str(tmp_path))
     logs = tmp_path / "logs"

@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building import build
+from csrwh.pipeline import build
 
 pytestmark = pytest.mark.integration
 

@@ -3,7 +3,7 @@
 Every test starts from a copy of one published sample warehouse (built once per module) and
 checks the published file's sha256 afterwards. Signals and kills are sent at a phase the test
 waits for: the build's test hook ``CSRWH_TEST_PAUSE_AT=<phase>`` makes it write
-``CSRWH_TEST_PAUSE_FILE`` at that phase and wait until the file is removed (csrwh/building.py),
+``CSRWH_TEST_PAUSE_FILE`` at that phase and wait until the file is removed (csrwh/pipeline.py),
 or the test polls the build's output for the phase's progress line (dbt's ``START`` lines,
 ``phase gate``) to signal inside dbt or Great Expectations themselves.
 """
@@ -33,8 +33,8 @@ from build_safety_helpers import (
     wait_for,
 )
 
-from csrwh.building import build, failed_path
 from csrwh.errors import CsrwhError
+from csrwh.pipeline import build, failed_path
 from csrwh.sample import generate
 
 
@@ -228,7 +228,8 @@ def test_shrunken_table_is_refused_and_recorded(site) -> None:
 
 
 def test_volume_check_covers_marts_and_ignores_a_dropped_corpus() -> None:
-    from csrwh.building import DEFAULT_MAX_SHRINK, _State, _volumes
+    from csrwh.pipeline import DEFAULT_MAX_SHRINK
+    from csrwh.pipeline.state import _State, _volumes
 
     published = _State(
         counts={
@@ -303,7 +304,7 @@ def test_a_kept_failed_build_never_blocks_the_next(site) -> None:
 def test_only_a_published_build_replaces_the_warehouses_data_docs(site) -> None:
     """A build refused at the gate keeps its Data Docs beside ``<warehouse>.failed``; the
     published warehouse's ``<warehouse>.data_docs/`` changes only when a build publishes."""
-    from csrwh.building.gate.run import gate
+    from csrwh.gate.run import gate
 
     data, warehouse = site
     docs = warehouse.with_name(warehouse.name + ".data_docs")

@@ -11,10 +11,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building import build, failed_path
-from csrwh.building.dbt_runner import run_dbt
-from csrwh.building.gate.run import gate
 from csrwh.errors import CsrwhError
+from csrwh.gate.run import gate
+from csrwh.pipeline import build, failed_path
+from csrwh.pipeline.dbt_runner import run_dbt
 from csrwh.sample import generate
 from ingest import registry
 

@@ -1,4 +1,4 @@
-"""The no-change check before the copy (csrwh/building/uptodate.py; issue 14: "no-change rebuild
+"""The no-change check before the copy (csrwh/pipeline/uptodate.py; issue 14: "no-change rebuild
 stays under 2 s"): an unchanged build stops before copying the warehouse and without importing
 dbt or Great Expectations, and the check still notices every change the build after ingest
 would: a same-size edit of an input file, a file gone, a corpus folder gone, a changed model,
@@ -20,7 +20,7 @@ import duckdb
 import pytest
 
 from csrwh import config
-from csrwh.building import build, why_not_up_to_date
+from csrwh.pipeline import build, why_not_up_to_date
 
 PROJECT_FILES = ("dbt_project.yml", "profiles/profiles.yml")
 PROJECT_FOLDERS = ("models", "macros", "seeds", "tests/dbt", "expectations")
@@ -58,7 +58,7 @@ class _WentOn(Exception):
 
 
 def test_no_change_is_up_to_date_before_any_copy(site, monkeypatch: pytest.MonkeyPatch) -> None:
-    from csrwh.building import job
+    from csrwh.pipeline import job
 
     data, warehouse = site
     before = sha256(warehouse)
@@ -104,7 +104,7 @@ def test_no_change_cli_build_imports_neither_dbt_nor_gx(site, tmp_path: Path) ->
 def test_a_same_size_edit_of_an_input_file_is_noticed(
     site, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from csrwh.building import job
+    from csrwh.pipeline import job
 
     data, warehouse = site
     path = data / "cosrec/dataset/raw/conversations.jsonl"
@@ -161,7 +161,7 @@ def test_a_new_input_file_is_noticed(site) -> None:
 
 def test_a_changed_model_is_noticed(site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The fingerprint over a copy of the project files; a model edited in the copy."""
-    from csrwh.building import fingerprint
+    from csrwh.pipeline import fingerprint
 
     data, warehouse = site
     project = tmp_path / "project"

@@ -14,8 +14,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building.verify import verify_blocks
 from csrwh.errors import CsrwhError
+from csrwh.pipeline.verify import verify_blocks
 from csrwh.reading.query import run_query
 
 BLOCK = 256 * 1024  # DuckDB's block size; blocks follow a 3 x 4 KiB header

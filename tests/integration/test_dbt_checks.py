@@ -20,9 +20,9 @@ import duckdb
 import pytest
 import yaml
 
-from csrwh.building.dbt_runner import dbt_target_path, run_dbt
-from csrwh.building.failing_rows import with_rows
 from csrwh.config import PROJECT_ROOT
+from csrwh.pipeline.dbt_runner import dbt_target_path, run_dbt
+from csrwh.pipeline.failing_rows import with_rows
 
 ONE_ROW = "rowid = (select min(rowid) from main.{table}{where})"
 

@@ -11,8 +11,8 @@ import os
 import shutil
 from pathlib import Path
 
-from csrwh.building.dbt_runner import release_database
 from csrwh.config import PROJECT_ROOT
+from csrwh.pipeline.dbt_runner import release_database
 
 # model -> (the rule its unit test pins, the SQL that states it, a version that breaks it)
 BROKEN = {

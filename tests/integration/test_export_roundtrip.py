@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building import build
+from csrwh.pipeline import build
 from csrwh.reading.export import export
 
 

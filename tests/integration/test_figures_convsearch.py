@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from csrwh.building.dbt_runner import run_dbt
+from csrwh.pipeline.dbt_runner import run_dbt
 from csrwh.reading import report as R
 from csrwh.reading.figures import COLUMNS, PUBLISHED_DIR, compare, metrics, parse_args
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building.dbt_runner import run_dbt
+from csrwh.pipeline.dbt_runner import run_dbt
 from csrwh.reading.figures import COLUMNS, PUBLISHED_DIR, cosrec, metrics, parse_args
 
 QUALITY_MARTS = [

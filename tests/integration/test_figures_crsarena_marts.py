@@ -12,8 +12,8 @@ from unittest import mock
 import duckdb
 import pytest
 
-from csrwh.building import build
-from csrwh.building.dbt_runner import run_dbt
+from csrwh.pipeline import build
+from csrwh.pipeline.dbt_runner import run_dbt
 from csrwh.sample import generate
 
 MARTS = [

@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building.dbt_runner import run_dbt
+from csrwh.pipeline.dbt_runner import run_dbt
 from csrwh.reading import figures as F
 
 pytestmark = pytest.mark.integration

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from csrwh.building import dbt_runner
-from csrwh.building.gate.run import ExpectationOutcome
 from csrwh.errors import CsrwhError, is_out_of_memory, out_of_memory_line
+from csrwh.gate.run import ExpectationOutcome
+from csrwh.pipeline import dbt_runner
 
 DUCKDB_OOM = (
     "Runtime Error in model int_custom__conversations (models/x.sql)\n"
@@ -83,7 +83,7 @@ def test_an_expectation_that_ran_out_of_memory_is_one_line_with_the_gates_limit(
 def test_a_build_that_runs_out_of_memory_says_so_in_one_line(tmp_path, monkeypatch, capsys):
     """A real build under a tiny limit: long own-corpus lines run out in ingest (or later);
     whichever phase it is, one line says so and the build fails without publishing."""
-    from csrwh.building import build
+    from csrwh.pipeline import build
 
     folder = tmp_path / "data" / "custom" / "long"
     folder.mkdir(parents=True)

@@ -16,8 +16,8 @@ import duckdb
 import pytest
 from custom_corpus_oracle import write_custom_data
 
-from csrwh.building import build
-from csrwh.building.gate.run import gate
+from csrwh.gate.run import gate
+from csrwh.pipeline import build
 
 QUERY_LOG = "querylog"
 N_QUERIES = 50

@@ -25,9 +25,9 @@ import pytest
 from report_expected import assert_input_hashes, assert_report_tables_match
 from test_report_golden import assert_matches_golden
 
-from csrwh.building import build
 from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
+from csrwh.pipeline import build
 from csrwh.reading import report
 from csrwh.sample import generate
 from ingest import registry

@@ -110,7 +110,7 @@ def update(golden: Path = GOLDEN) -> int:
     """Generate the sample, build it, run the report and copy its tables to ``golden``."""
     import os
 
-    from csrwh.building import build
+    from csrwh.pipeline import build
     from csrwh.reading import report
     from csrwh.sample import generate
 

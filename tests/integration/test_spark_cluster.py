@@ -25,7 +25,7 @@ from docs_text import code_blocks, doc_section
 from spark_cluster import LocalCluster, free_port, namespaces_unavailable
 from spark_engine import require_spark
 
-from csrwh.building import spark, spark_parity
+from csrwh.pipeline import spark, spark_parity
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(3600)]
 
@@ -156,8 +156,8 @@ def test_a_stage_the_workers_do_not_share_is_one_line(place: Path, cluster: Loca
 
 
 def test_cluster_build_equals_duckdb_by_value(place: Path, cluster: LocalCluster) -> None:
-    from csrwh.building import build
-    from csrwh.building.gate.run import gate
+    from csrwh.gate.run import gate
+    from csrwh.pipeline import build
 
     name = "cluster"
     warehouse = place / "builds" / name / "demo.duckdb"

@@ -27,7 +27,7 @@ import duckdb
 import pytest
 from spark_engine import require_spark
 
-from csrwh.building import spark
+from csrwh.pipeline import spark
 
 #: what the custom models hand on to the marts (models/marts/core unions the *_conformed ones)
 RELATIONS = (
@@ -69,8 +69,8 @@ EDGE_LINES = (
 @pytest.fixture(scope="module")
 def custom_on_both(module_tmp_path: Path):
     require_spark()
-    from csrwh.building import build
-    from csrwh.building.spark_raw import export_raw_parquet
+    from csrwh.pipeline import build
+    from csrwh.pipeline.spark_raw import export_raw_parquet
     from csrwh.sample import generate
     from ingest import run_ingest
 

@@ -1,4 +1,4 @@
-"""The Spark build's DuckDB pass (``csrwh.building.spark_duckdb_pass.duckdb_pass``, issue 28):
+"""The Spark build's DuckDB pass (``csrwh.pipeline.spark_duckdb_pass.duckdb_pass``, issue 28):
 the Python report models ``spark_exclusions.yml`` marks ``duckdb_pass`` are built by
 dbt-duckdb -- their own code and tests -- over Parquet copies of the tables they read, and come
 out equal by value to the DuckDB build's marts. No Spark needed: the lookup of a Spark table's Parquet files is
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from csrwh.building import spark, spark_duckdb_pass, spark_parity
+from csrwh.pipeline import spark, spark_duckdb_pass, spark_parity
 
 
 def test_duckdb_pass_builds_the_report_marts_equal_to_the_duckdb_build(

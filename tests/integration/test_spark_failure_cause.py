@@ -9,7 +9,7 @@ from pathlib import Path
 
 from spark_engine import require_spark
 
-from csrwh.building import spark
+from csrwh.pipeline import spark
 
 
 def test_a_failed_raw_registration_carries_spark_s_reason(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """`csrwh build --engine spark` on the generated sample, against the DuckDB build of the same
 files (issue 28): every mart not excluded in spark_exclusions.yml is identical by value
-(``csrwh.building.spark_parity``: EXCEPT ALL both ways, floats rounded to its PRECISION).
+(``csrwh.pipeline.spark_parity``: EXCEPT ALL both ways, floats rounded to its PRECISION).
 
 One SparkSession for the whole module (one Spark build). Needs the ``spark`` extra and Java
 (``make setup-spark``); skipped without them unless CI is set, where that is a failure.
@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from spark_engine import require_spark
 
-from csrwh.building import spark, spark_parity
+from csrwh.pipeline import spark, spark_parity
 
 
 @pytest.fixture(scope="module")
 def both_engines(module_tmp_path: Path):
     require_spark()
-    from csrwh.building import build
-    from csrwh.building.gate.run import gate
+    from csrwh.gate.run import gate
+    from csrwh.pipeline import build
     from csrwh.sample import generate
 
     root = module_tmp_path

@@ -1,7 +1,7 @@
 """`csrwh build --engine spark` on the real corpora (../shared/corpora), against the DuckDB build
 of the same files (issue 28: "the real corpora build on Spark too, with the same counts and
 values"): every mart -- the three Python report models from the Spark build's DuckDB pass
-included -- is identical by value (``csrwh.building.spark_parity``: EXCEPT ALL both ways,
+included -- is identical by value (``csrwh.pipeline.spark_parity``: EXCEPT ALL both ways,
 floats rounded to its PRECISION), and none is excluded or missing.
 
 Long (the Spark build alone took ~40+ min on the shared 2-core machine under load, beside the
@@ -19,8 +19,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building import spark, spark_parity
 from csrwh.errors import CsrwhError
+from csrwh.pipeline import spark, spark_parity
 
 pytestmark = [
     pytest.mark.skipif(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from spark_engine import require_spark
 
-from csrwh.building import spark
+from csrwh.pipeline import spark
 
 
 def _session(tmp: Path):

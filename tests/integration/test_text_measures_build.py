@@ -16,7 +16,7 @@ from unittest import mock
 import duckdb
 import pytest
 
-from csrwh.building.dbt_runner import run_dbt
+from csrwh.pipeline.dbt_runner import run_dbt
 from csrwh.sample import generate
 
 # tests run only when every model they read was built (`cautious` indirect selection)

@@ -1,5 +1,5 @@
 """``int_turn_text_measures`` and ``int_recllmsim__profiles_parsed`` as SQL models calling the
-functions the build registers (csrwh/building/udfs.py), run by dbt on DuckDB.
+functions the build registers (csrwh/dbt_support/udfs.py), run by dbt on DuckDB.
 
 * the values equal the former Python model's per-utterance definition (``text_measures``
   below, as it was in models/intermediate/shared/int_turn_text_measures.py), EXCEPT ALL
@@ -26,10 +26,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from csrwh.building import udfs
-from csrwh.building.dbt_runner import release_database, run_dbt
+from csrwh.dbt_support import udfs
 from csrwh.measures import text as measures
 from csrwh.measures.text import segmented_word_count, token_count
+from csrwh.pipeline.dbt_runner import release_database, run_dbt
 
 TEXTS = ["Hello world", "你好，世界", "I would like 一本书", "", "Hello world", "再见 朋友们"]
 MODEL = "int_turn_text_measures"
@@ -227,7 +227,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from csrwh.building.dbt_runner import run_dbt
+from csrwh.pipeline.dbt_runner import run_dbt
 
 warehouse, n = Path(sys.argv[1]), int(sys.argv[2])
 con = duckdb.connect(str(warehouse))

@@ -1,4 +1,4 @@
-"""The functions of csrwh.building.udfs give the same values on a local SparkSession as on
+"""The functions of csrwh.dbt_support.udfs give the same values on a local SparkSession as on
 DuckDB (the two registrations of one set of Python functions; issue 28 item 3).
 
 Needs the ``spark`` extra and Java (``make setup-spark``); skipped without them unless CI is
@@ -15,8 +15,8 @@ import duckdb
 import pytest
 from spark_engine import require_spark
 
-from csrwh.building import spark as spark_build
-from csrwh.building import udfs
+from csrwh.dbt_support import udfs
+from csrwh.pipeline import spark as spark_build
 
 pytestmark = pytest.mark.integration
 

@@ -17,8 +17,8 @@ import duckdb
 import pytest
 from validate_corruptions import CORRUPTIONS, WARNING_CORRUPTIONS
 
-from csrwh.building.gate import load_suites
-from csrwh.building.gate.run import DQ_RESULTS, gate, raw_gate, validate
+from csrwh.gate import load_suites
+from csrwh.gate.run import DQ_RESULTS, gate, raw_gate, validate
 from ingest.registry import raw_tables
 
 # --- the warehouse: the generated sample through the real pipeline ----------------------------

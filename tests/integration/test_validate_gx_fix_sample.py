@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from csrwh.building.gate.run import validate
+from csrwh.gate.run import validate
 
 
 def test_project_suites_never_report_empty_observed_values(

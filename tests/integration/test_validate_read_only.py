@@ -23,7 +23,7 @@ def test_validate_leaves_the_published_warehouse_byte_identical(
     assert result.returncode == 0, result.stderr
     assert sha256(warehouse) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["csr.dq.duckdb", "csr.duckdb"]
-    sidecar = tmp_path / "csr.dq.duckdb"  # csrwh.building.gate.run.results_sidecar
+    sidecar = tmp_path / "csr.dq.duckdb"  # csrwh.gate.run.results_sidecar
     with duckdb.connect(str(sidecar), read_only=True) as con:
         runs = con.execute(
             "select run_id, count(distinct suite) from dq_results group by 1"

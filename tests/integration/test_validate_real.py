@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building.gate.run import DQ_RESULTS, gate, validate
+from csrwh.gate.run import DQ_RESULTS, gate, validate
 
 pytestmark = pytest.mark.integration
 
@@ -53,7 +53,7 @@ _require_real = require_real_corpora
 @pytest.fixture(scope="module")
 def published(module_tmp_path: Path) -> Path:
     """`csrwh build` of the real corpora with the expectations gate; the published file."""
-    from csrwh.building import build
+    from csrwh.pipeline import build
 
     data = _require_real()
     root = module_tmp_path
@@ -79,8 +79,8 @@ def _results(warehouse: Path) -> list[tuple]:
 def test_every_critical_expectation_passes_on_the_real_corpora(published: Path) -> None:
     rows = _results(published)
     suites = {r[0] for r in rows}
-    # every expectation suite, plus the build's own lineage-completeness rows (csrwh/building/novelty.py)
-    from csrwh.building.gate.run import load_suites
+    # every expectation suite, plus the build's own lineage-completeness rows (csrwh/pipeline/novelty.py)
+    from csrwh.gate.run import load_suites
 
     assert "lineage_completeness" in suites
     assert suites - {"lineage_completeness", "open_vocabulary", "volume"} == {
@@ -170,7 +170,7 @@ REAL_DBT_CORRUPTIONS = {
 def test_corrupted_real_warehouse_fails_the_owning_dbt_tests(
     published: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from csrwh.building.dbt_runner import run_dbt
+    from csrwh.pipeline.dbt_runner import run_dbt
 
     monkeypatch.setenv("CSRWH_DBT_TARGET_PATH", str(tmp_path / "target"))
     tests = sorted(test for test, _ in REAL_DBT_CORRUPTIONS.values())

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import duckdb
 
-from csrwh.building.dbt_sources import by_source_ref
 from csrwh.config import PROJECT_ROOT
+from csrwh.dbt_support.dbt_sources import by_source_ref
 
 SCHEMA = """
 create table main.conversations (conversation_id varchar, source_conversation_id varchar, user_id varchar,

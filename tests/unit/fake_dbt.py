@@ -1,4 +1,4 @@
-"""dbt's runner replaced for tests of csrwh.building.dbt_runner.run_dbt that need no project."""
+"""dbt's runner replaced for tests of csrwh.pipeline.dbt_runner.run_dbt that need no project."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
-from csrwh.building import dbt_runner
+from csrwh.pipeline import dbt_runner
 
 
 def fake_dbt_runner(monkeypatch, invoke: Callable[[list[str], list], Any] | None = None) -> None:

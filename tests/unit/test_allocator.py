@@ -1,4 +1,4 @@
-"""The build's allocator settings (csrwh/building/allocator.py): applied by `csrwh build` before Arrow is
+"""The build's allocator settings (csrwh/pipeline/allocator.py): applied by `csrwh build` before Arrow is
 imported, switched off by CSRWH_ALLOCATOR=default, and never over a setting the user made."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _run(code: str, **env: str) -> dict:
 
 TUNE = """
     import json
-    from csrwh.building.allocator import tune_for_build
+    from csrwh.pipeline.allocator import tune_for_build
     applied = tune_for_build()
     import pyarrow as pa
     print(json.dumps({"applied": applied, "pool": pa.default_memory_pool().backend_name}))
@@ -82,14 +82,14 @@ def test_csrwh_build_applies_them_before_it_builds(tmp_path: Path) -> None:
     out = _run(
         f"""
         import json, sys
-        import csrwh.building
+        import csrwh.pipeline
 
         def report(*args, **kwargs):
             import pyarrow as pa
             print(json.dumps({{"pool": pa.default_memory_pool().backend_name}}))
             sys.exit(0)
 
-        csrwh.building.build = report
+        csrwh.pipeline.build = report
         from csrwh.cli import app
         app(["build", "--data-dir", {str(data)!r}, "--warehouse", {str(tmp_path / "w.duckdb")!r}])
         """

@@ -1,5 +1,5 @@
 """benchmarks/build.py's floor child runs the SQL models that call the build's Python functions
-(csrwh/building/udfs.py): every DuckDB connection it opens has them, as dbt's have through the
+(csrwh/dbt_support/udfs.py): every DuckDB connection it opens has them, as dbt's have through the
 dbt-duckdb plugin (before issue 26's run, the floor stopped at csrwh_repr_json_status)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import importlib.util
 import duckdb
 import pytest
 
-from csrwh.building.udfs import FUNCTIONS
 from csrwh.config import PROJECT_ROOT
+from csrwh.dbt_support.udfs import FUNCTIONS
 
 
 def _benchmark():

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from csrwh.building.paths import building_path, remove_leftovers
+from csrwh.pipeline.paths import building_path, remove_leftovers
 
 
 def _dead_pid() -> int:

@@ -254,7 +254,7 @@ def test_fetch_knows_exactly_the_corpora_with_an_upstream():
 
 
 def test_every_name_resolves_to_the_same_corpus_in_every_command():
-    from csrwh.building import _drop_names
+    from csrwh.pipeline.run import _drop_names
     from csrwh.sample import _resolve as sample_resolve
     from ingest import _select as ingest_select
 
@@ -298,13 +298,13 @@ def _unknown_at_fetch(tmp_path):
 
 
 def _unknown_at_build(tmp_path):
-    from csrwh.building import build
+    from csrwh.pipeline import build
 
     build(tmp_path, tmp_path / "w.duckdb", drop_corpora=["movielens"])
 
 
 def _unknown_in_the_up_to_date_check(tmp_path, monkeypatch):
-    from csrwh.building import uptodate
+    from csrwh.pipeline import uptodate
 
     published = tmp_path / "w.duckdb"
     published.write_bytes(b"")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from csrwh.building.gate.run import validate
+from csrwh.gate.run import validate
 from csrwh.sample import MARKER, generate
 from ingest import registry, run_ingest
 

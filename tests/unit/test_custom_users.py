@@ -6,7 +6,7 @@ from __future__ import annotations
 import duckdb
 from test_custom_corpus import chat, failures, ingest, line, write_lines, write_records
 
-from csrwh.building.gate.run import validate
+from csrwh.gate.run import validate
 from ingest import registry
 
 

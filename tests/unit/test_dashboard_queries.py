@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from dashboard_warehouse import make_warehouse
 
-from csrwh.building.gate.results import _DQ_RESULTS_DDL
 from csrwh.errors import CsrwhError
+from csrwh.gate.results import _DQ_RESULTS_DDL
 from csrwh.reading.dashboard import queries as q
 
 
@@ -362,7 +362,7 @@ def test_no_dq_results_table(db: q.Reader) -> None:
 
 
 def test_dq_columns_are_the_writers(tmp_path: Path) -> None:
-    """The columns the page reads are exactly those csrwh/building/gate/results.py creates."""
+    """The columns the page reads are exactly those csrwh/gate/results.py creates."""
     with duckdb.connect(str(tmp_path / "ddl.duckdb")) as con:
         con.execute(_DQ_RESULTS_DDL)
         written = [r[0] for r in con.execute("describe main.dq_results").fetchall()]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fake_dbt import fake_dbt_runner
 
-from csrwh.building import dbt_runner
+from csrwh.pipeline import dbt_runner
 
 
 @pytest.mark.parametrize("quiet", [True, False])  # csrwh build, csrwh build -v

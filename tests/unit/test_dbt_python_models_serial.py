@@ -1,4 +1,4 @@
-"""dbt runs at most one heavy model at a time in a build (csrwh.building.dbt_runner): the
+"""dbt runs at most one heavy model at a time in a build (csrwh.pipeline.dbt_runner): the
 Python models and the SQL models flagged ``meta: {one_at_a_time: true}`` (the text measures,
 whose Python functions run on every row). Beside ``text_diversity`` the text measures made the
 real corpora's cold-build peak RSS (issue 26)."""
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from dbt.task.base import BaseRunner
 
-from csrwh.building import dbt_runner
+from csrwh.pipeline import dbt_runner
 
 
 @pytest.fixture(autouse=True)

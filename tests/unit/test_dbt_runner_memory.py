@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from csrwh.building import dbt_runner
+from csrwh.pipeline import dbt_runner
 
 
 def _rss_mb() -> float:

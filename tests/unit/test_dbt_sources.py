@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from csrwh.building.dbt_sources import raw_tables
+from csrwh.dbt_support.dbt_sources import raw_tables
 from ingest import registry
 
 

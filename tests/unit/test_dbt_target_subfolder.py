@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from csrwh.building.dbt_runner import dbt_target_path, dbt_target_subfolder
+from csrwh.pipeline.dbt_runner import dbt_target_path, dbt_target_subfolder
 
 
 def test_unset_variable_is_unset_again_after_the_block(monkeypatch, tmp_path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 
 from csrwh import dq_results
-from csrwh.building.gate import run as gate
+from csrwh.gate import run as gate
 from csrwh.reading import catalog
 from csrwh.reading.dashboard import queries as dashboard
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 
-from csrwh.building.failing_rows import SHOWN, with_rows
+from csrwh.pipeline.failing_rows import SHOWN, with_rows
 
 
 def test_failing_rows_name_file_line_or_record_and_value(tmp_path: Path) -> None:

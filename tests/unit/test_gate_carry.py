@@ -9,8 +9,8 @@ from pathlib import Path
 
 import duckdb
 
-from csrwh.building.gate.carry import suite_tables, unchanged_tables
-from csrwh.building.gate.suites import SQL_TYPE, ExpectationSpec, SuiteSpec, load_suites
+from csrwh.gate.carry import suite_tables, unchanged_tables
+from csrwh.gate.suites import SQL_TYPE, ExpectationSpec, SuiteSpec, load_suites
 
 
 def _suite(*queries: str) -> SuiteSpec:

@@ -1,4 +1,4 @@
-"""The gate imports GX with ``scipy.stats`` lazy (``csrwh.building.gx_import``): GX's import no
+"""The gate imports GX with ``scipy.stats`` lazy (``csrwh.gate.gx_import``): GX's import no
 longer executes it (0.7 s of every gate), and whoever uses it gets the real module."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from csrwh.building import gx_import
+from csrwh.gate import gx_import
 
 _CHECK = """
 import math, sys
-from csrwh.building.gx_import import import_gx_without_pyspark
+from csrwh.gate.gx_import import import_gx_without_pyspark
 import_gx_without_pyspark()
 print("executed at GX's import:", "scipy.stats._stats_py" in sys.modules)
 from great_expectations.expectations.core import expect_column_kl_divergence_to_be_less_than as kl
@@ -39,7 +39,7 @@ def test_import_lazily_skips_what_it_cannot_defer() -> None:
     before = dict(sys.modules)
     gx_import.import_lazily("csrwh_no_such_package.module")
     gx_import.import_lazily("json")
-    gx_import.import_lazily("csrwh.building.gx_import")
+    gx_import.import_lazily("csrwh.gate.gx_import")
     assert "csrwh_no_such_package.module" not in sys.modules
-    assert sys.modules["csrwh.building.gx_import"] is before["csrwh.building.gx_import"]
+    assert sys.modules["csrwh.gate.gx_import"] is before["csrwh.gate.gx_import"]
     assert sys.modules.get("json") is before.get("json")

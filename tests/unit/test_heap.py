@@ -1,4 +1,4 @@
-"""csrwh.building.heap: the objects that live through a build phase are frozen out of the
+"""csrwh.heap: the objects that live through a build phase are frozen out of the
 garbage collector's reach for the phase (dbt's run, the gate) and handed back after it."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 from fake_dbt import fake_dbt_runner
 
-from csrwh.building import dbt_runner
-from csrwh.building.heap import FrozenHeap, frozen_heap
+from csrwh.heap import FrozenHeap, frozen_heap
+from csrwh.pipeline import dbt_runner
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building import dbt_sources
+from csrwh.dbt_support import dbt_sources
 from csrwh.errors import CsrwhError
 from ingest import readers, registry, run, run_ingest
 

@@ -1,4 +1,4 @@
-"""csrwh.building.lineage: payload key paths vs the staging models' declared reads and the unmodelled list."""
+"""csrwh.pipeline.lineage: payload key paths vs the staging models' declared reads and the unmodelled list."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import re
 import duckdb
 import pytest
 
-from csrwh.building import lineage
 from csrwh.config import PROJECT_ROOT
+from csrwh.pipeline import lineage
 
 KNOWN_RECORD = {
     "task_type": "旅行规划",
@@ -118,8 +118,8 @@ def test_the_project_yml_is_read_with_libyaml(monkeypatch: pytest.MonkeyPatch) -
     pure-Python loader that was ~0.9 CPU s, 5-6 s at load 25 (docs/benchmarks-history.md)."""
     import yaml
 
-    from csrwh.building import dbt_sources
-    from csrwh.building.lineage import load_spec
+    from csrwh.dbt_support import dbt_sources
+    from csrwh.pipeline.lineage import load_spec
 
     def pure_python(*args: object, **kwargs: object) -> None:
         raise AssertionError("yaml.safe_load: the pure-Python loader")
@@ -136,7 +136,7 @@ def test_the_project_yml_is_read_with_libyaml(monkeypatch: pytest.MonkeyPatch) -
 def test_libyaml_reads_the_project_yml_as_the_pure_python_loader() -> None:
     import yaml
 
-    from csrwh.building.dbt_sources import YAML_LOADER
+    from csrwh.dbt_support.dbt_sources import YAML_LOADER
 
     files = sorted((PROJECT_ROOT / "models").rglob("*.yml"))
     assert files

@@ -39,7 +39,7 @@ class _Dbt:
     def __init__(self, con: duckdb.DuckDBPyConnection, config: dict | None = None) -> None:
         self._con = con
         values = config or {}
-        self.is_incremental = False  # built from nothing (csrwh.building.partitions)
+        self.is_incremental = False  # built from nothing (csrwh.dbt_support.partitions)
 
         class _This:
             database, schema, identifier = "memory", "main", "the_model"

@@ -1,4 +1,4 @@
-"""The Python models compute only what changed (issue 26, ``csrwh.building.partitions``).
+"""The Python models compute only what changed (issue 26, ``csrwh.dbt_support.partitions``).
 
 Each model is run as dbt-duckdb runs it (``model(dbt, session)``; its result replaces the
 table, the ``replace`` strategy): first from nothing, then incrementally (``dbt.is_incremental``,

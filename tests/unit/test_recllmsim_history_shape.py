@@ -8,8 +8,8 @@ import json
 
 import duckdb
 
-from csrwh.building.gate.suites import load_suite
 from csrwh.config import PROJECT_ROOT
+from csrwh.gate.suites import load_suite
 
 SUITE = PROJECT_ROOT / "expectations" / "raw" / "recllmsim__conversations.yml"
 

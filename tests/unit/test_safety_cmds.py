@@ -178,8 +178,8 @@ def test_piped_sql_output_is_plain_csv_and_never_wraps(warehouse: Path) -> None:
 
 
 def test_describe_dq_results_and_build_info_describe_every_column(tmp_path: Path) -> None:
-    from csrwh.building.fingerprint import _record_build
-    from csrwh.building.gate.results import _DQ_RESULTS_DDL
+    from csrwh.gate.results import _DQ_RESULTS_DDL
+    from csrwh.pipeline.fingerprint import _record_build
     from csrwh.reading import catalog
 
     path = tmp_path / "wh.duckdb"
@@ -277,7 +277,7 @@ def test_path_errors_are_one_line(code: int, says: str) -> None:
 
 @pytest.mark.parametrize("name", [".lock", ".build", ".failed"])
 def test_build_refuses_links_for_the_files_it_creates(tmp_path: Path, name: str) -> None:
-    from csrwh.building import build
+    from csrwh.pipeline import build
 
     warehouse = tmp_path / "wh" / "csr.duckdb"
     warehouse.parent.mkdir()
@@ -298,7 +298,7 @@ def test_build_refuses_links_for_the_files_it_creates(tmp_path: Path, name: str)
 
 
 def test_lock_never_writes_through_a_link_made_after_the_check(tmp_path: Path) -> None:
-    from csrwh.building.lock import BuildLock, lock_path
+    from csrwh.pipeline.lock import BuildLock, lock_path
 
     warehouse = tmp_path / "csr.duckdb"
     victim = tmp_path / "victim.txt"

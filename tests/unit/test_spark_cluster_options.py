@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from csrwh.building import spark_cluster
 from csrwh.errors import CsrwhError
+from csrwh.pipeline import spark_cluster
 
 
 def test_a_local_master_is_no_cluster() -> None:

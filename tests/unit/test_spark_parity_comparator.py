@@ -1,5 +1,5 @@
 """The Spark engine's pieces that need no Spark (issue 28): the value comparator of
-``csrwh.building.spark_parity``, the raw layer written as Parquet, the exclusion lineage and
+``csrwh.pipeline.spark_parity``, the raw layer written as Parquet, the exclusion lineage and
 the one-line errors when pyspark or Java is missing."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building import spark, spark_parity
 from csrwh.config import PROJECT_ROOT
 from csrwh.errors import CsrwhError
+from csrwh.pipeline import spark, spark_parity
 
 ROWS = [
     ("crsarena", "a", 1, 0.1 + 0.2, None),
@@ -228,7 +228,7 @@ def test_gx_is_imported_without_pyspark() -> None:
     pytest.importorskip("pyspark")
     code = (
         "import sys\n"
-        "from csrwh.building.gate.gx_duckdb import gx_version\n"
+        "from csrwh.gate.gx_duckdb import gx_version\n"
         "gx_version()\n"
         "print('reached', 'pyspark' in sys.modules)\n"
     )
@@ -250,7 +250,7 @@ def test_gx_is_imported_after_pyspark_without_ending_the_process() -> None:
     code = (
         "import sys\n"
         "import pyspark.sql\n"
-        "from csrwh.building.gate.gx_duckdb import gx_version\n"
+        "from csrwh.gate.gx_duckdb import gx_version\n"
         "gx_version()\n"
         "print('reached', 'pyspark.sql.connect' in sys.modules)\n"
     )

@@ -183,14 +183,14 @@ def test_encoding_refuses_a_file_that_does_not_match_the_hash(
 
 
 # --------------------------------------------------------------------------------------
-# The functions the model calls, registered on DuckDB (csrwh.building.udfs)
+# The functions the model calls, registered on DuckDB (csrwh.dbt_support.udfs)
 # --------------------------------------------------------------------------------------
 
 
 def test_registered_functions() -> None:
     import duckdb
 
-    from csrwh.building.udfs import register_duckdb
+    from csrwh.dbt_support.udfs import register_duckdb
 
     con = duckdb.connect()
     register_duckdb(con)

@@ -16,8 +16,8 @@ import duckdb
 import jinja2
 import pytest
 
-from csrwh.building.partitions import corpus_digests
 from csrwh.config import PROJECT_ROOT
+from csrwh.dbt_support.partitions import corpus_digests
 
 MODEL = PROJECT_ROOT / "models" / "intermediate" / "shared" / "int_turn_text_counts.sql"
 COLUMNS = ["corpus", "conversation_id", "turn_index", "n_han_chars", "n_letters", "n_words"]
@@ -136,7 +136,7 @@ def test_a_change_to_the_counting_macros_counts_every_corpus_again(con) -> None:
 
 def test_the_sql_digest_is_the_python_partitions_digest(con) -> None:
     """One rule for a corpus's inputs digest: macro corpus_inputs_digest (SQL models) gives
-    what csrwh.building.partitions.corpus_digests (Python models) gives for the same rows."""
+    what csrwh.dbt_support.partitions.corpus_digests (Python models) gives for the same rows."""
     con.execute("insert into turns_in values ('b:3', 7, 'x\"y,\\z'), ('b:3', 8, '')")
     relation = con.sql("select split_part(conversation_id, ':', 1) as corpus, * from turns_in")
     digest = _macros("corpus_inputs_digest.sql").default__corpus_inputs_digest(

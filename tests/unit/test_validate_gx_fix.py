@@ -1,4 +1,4 @@
-"""Regression tests for the DuckDB result-fetch fix (csrwh/building/gate/gx_duckdb.py).
+"""Regression tests for the DuckDB result-fetch fix (csrwh/gate/gx_duckdb.py).
 
 GX issues #10738/#11579: on DuckDB via duckdb-engine, GX's SQL execution engine returns query
 results after closing their connection, so every metric comes back empty and every
@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from csrwh.building.gate import gx_duckdb
+from csrwh.gate import gx_duckdb
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +83,7 @@ def test_with_fix_every_observed_value_is_present(database: Path) -> None:
 
 def test_without_fix_gx_returns_empty_results(database: Path) -> None:
     """Documents the upstream bug. If this fails after a GX upgrade, the bug may be fixed:
-    re-verify and widen or drop the fix (csrwh/building/gate/gx_duckdb.py, KNOWN_BROKEN)."""
+    re-verify and widen or drop the fix (csrwh/gate/gx_duckdb.py, KNOWN_BROKEN)."""
     gx_duckdb.remove()
     try:
         result = _validate_with_gx(database)
@@ -193,7 +193,7 @@ def test_regex_expectations_fail_on_a_non_matching_value_on_duckdb(texts: Path) 
 
 def test_without_fix_gx_has_no_regex_for_duckdb(texts: Path) -> None:
     """Documents the gap. If this fails after a GX upgrade, GX may map DuckDB's regex itself:
-    re-verify and drop the regex part of the fix (csrwh/building/gate/gx_duckdb.py)."""
+    re-verify and drop the regex part of the fix (csrwh/gate/gx_duckdb.py)."""
     import importlib
 
     import great_expectations.expectations as gxe

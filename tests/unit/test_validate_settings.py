@@ -1,4 +1,4 @@
-"""GX's DuckDB connection: csrwh.building.gate.gx_settings.GX_MEMORY_SHARE of the build's memory cap, so
+"""GX's DuckDB connection: csrwh.gate.gx_settings.GX_MEMORY_SHARE of the build's memory cap, so
 CSRWH_MEMORY_LIMIT raises it (issue 23: a fixed 512 MiB left a gate no setting could raise),
 one thread (GX_DUCKDB_THREADS)."""
 
@@ -9,7 +9,7 @@ import logging
 import duckdb
 import pytest
 
-from csrwh.building.gate import run as v
+from csrwh.gate import run as v
 
 
 @pytest.mark.parametrize(

@@ -8,17 +8,17 @@ import pytest
 import yaml
 from docs_text import all_doc_texts
 
-from csrwh.building.dbt_sources import raw_tables as dbt_raw_tables
-from csrwh.building.gate import load_suite, load_suites
-from csrwh.building.gate.suites import (
+from csrwh.config import PROJECT_ROOT
+from csrwh.dbt_support.dbt_sources import raw_tables as dbt_raw_tables
+from csrwh.errors import CsrwhError
+from csrwh.gate import load_suite, load_suites
+from csrwh.gate.suites import (
     SQL_REASONS,
     SQL_TYPE,
     counts_markdown,
     expectation_counts,
     to_gx_expectation,
 )
-from csrwh.config import PROJECT_ROOT
-from csrwh.errors import CsrwhError
 from ingest.registry import declarations, raw_tables
 
 RAW_TABLES = set(raw_tables())  # the ingest registry: every raw table
@@ -223,11 +223,11 @@ def test_every_sql_expectation_says_why_it_is_not_a_built_in() -> None:
 
 def test_readme_counts_are_the_suites_counts() -> None:
     """expectations/README.md shows the built-in / SQL counts as loaded (regenerate with
-    `python -m csrwh.building.gate.suites`), never a hand-copied figure that goes stale."""
+    `python -m csrwh.gate.suites`), never a hand-copied figure that goes stale."""
     counts = expectation_counts()
     assert counts["sql"] == sum(counts[f"sql:{r}"] for r in SQL_REASONS)
     readme = (PROJECT_ROOT / "expectations" / "README.md").read_text(encoding="utf-8")
-    assert counts_markdown() in readme, "run `python -m csrwh.building.gate.suites` and paste it"
+    assert counts_markdown() in readme, "run `python -m csrwh.gate.suites` and paste it"
     total = counts["built-in"] + counts["sql"]
     stated = f"{total} expectations ({counts['built-in']} GX built-ins"
     assert [p.name for p, text in all_doc_texts().items() if stated in text] == ["how-it-works.md"]

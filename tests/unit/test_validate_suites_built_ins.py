@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import yaml
 
-from csrwh.building.gate import load_suite, load_suites
-from csrwh.building.gate.suites import SQL_TYPE, to_gx_expectation
 from csrwh.config import PROJECT_ROOT
+from csrwh.gate import load_suite, load_suites
+from csrwh.gate.suites import SQL_TYPE, to_gx_expectation
 
 # The raw-layer contract (docs/ARCHITECTURE.md), one built-in per column and rule in every raw
 # suite (expectations/_shared/raw_table.yml), where one SQL held them all: (type, kwargs) with

@@ -4,7 +4,7 @@
     csrwh_repr_json turns both into canonical JSON text (a JSON value is kept, a string is
     parsed with ast.literal_eval, falling back to json.loads; anything else gives NULL) and
     csrwh_repr_json_status says how; Python functions the build registers on its engine
-    (csrwh/building/udfs.py). One row per conversation. -#}
+    (csrwh/dbt_support/udfs.py). One row per conversation. -#}
 {{ config(materialized="table") }}
 
 with

@@ -1,7 +1,7 @@
 {#- Length measures of every utterance that need Python: segmented words and cl100k tokens.
     One row per utterance of int_turns_unioned, keyed like it by (conversation_id, turn_index);
     the turns mart joins it. The measures are Python functions the build registers on its
-    engine (csrwh/building/udfs.py: a dbt-duckdb plugin on DuckDB, UDFs on the SparkSession on
+    engine (csrwh/dbt_support/udfs.py: a dbt-duckdb plugin on DuckDB, UDFs on the SparkSession on
     Spark), called a batch of rows at a time; their definitions: csrwh/measures/text.py.
 
     Incremental by content: each text and translation is keyed by the md5 of the

@@ -9,7 +9,7 @@ Details: docs/internals.md#models-marts-measures-text_diversity
 
 from __future__ import annotations
 
-from csrwh.building.partitions import code_version, corpus_digests, partitions, sql_list
+from csrwh.dbt_support.partitions import code_version, corpus_digests, partitions, sql_list
 from csrwh.measures.distinct_n import SCHEMA
 from csrwh.measures.diversity import INPUT_COLUMNS, corpus_rows
 

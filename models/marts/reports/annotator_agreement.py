@@ -267,7 +267,7 @@ def build_agreement(
 
 
 def model(dbt, session):
-    from csrwh.building.partitions import code_version, corpus_digests, partitions, sql_list
+    from csrwh.dbt_support.partitions import code_version, corpus_digests, partitions, sql_list
 
     dbt.config(
         materialized="incremental",

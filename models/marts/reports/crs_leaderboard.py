@@ -148,7 +148,7 @@ CONVERSATION_COLUMNS = ("subset", "system_id", "user_sentiment")
 
 
 def model(dbt, session):
-    from csrwh.building.partitions import (
+    from csrwh.dbt_support.partitions import (
         code_version,
         corpus_digests,
         previous_digests,
@@ -169,7 +169,7 @@ def model(dbt, session):
         .filter("corpus = 'crsarena'")
         .project("corpus, subset, system_id, user_sentiment")
     )
-    # one partition (csrwh.building.partitions): unchanged inputs and code keep the previous table
+    # one partition (csrwh.dbt_support.partitions): unchanged inputs and code keep the previous table
     version = code_version(
         __file__,
         modules=["csrwh.measures.ranking"],

@@ -27,7 +27,7 @@ def has_dq_results(db: Reader) -> bool:
     if missing:
         raise CsrwhError(
             f"main.{DQ_TABLE} in {db.path} lacks the documented column(s) {', '.join(missing)}",
-            hint="it is written by csrwh/building/gate/results.py: rebuild or re-validate with this version",
+            hint="it is written by csrwh/gate/results.py: rebuild or re-validate with this version",
         )
     return True
 

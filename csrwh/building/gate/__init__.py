@@ -1,5 +1,0 @@
-"""Data-quality suites and their runner; the public entry points are in :mod:`csrwh.building.gate.run`."""
-
-from csrwh.building.gate.suites import ExpectationSpec, SuiteSpec, load_suite, load_suites
-
-__all__ = ["ExpectationSpec", "SuiteSpec", "load_suite", "load_suites"]
