@@ -1,7 +1,8 @@
 """Inter-annotator agreement (``annotator_agreement``) and its bootstrap intervals.
 
-Pure, deterministic functions: :func:`fleiss_kappa`, :func:`krippendorff_alpha` and their
-percentile bootstraps, checked against statsmodels and the ``krippendorff`` package.
+Pure, deterministic functions: :func:`fleiss_kappa` (own: raters per item may differ),
+:func:`krippendorff_alpha` (the ``krippendorff`` package's ``alpha`` on the units' value
+counts) and their percentile bootstraps (own: per-unit coincidences, resampled in blocks).
 Details: docs/internals.md#csrwh-measures-agreement
 """
 
@@ -12,6 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Literal
 
+import krippendorff
 import numpy as np
 
 __all__ = [
@@ -32,7 +34,9 @@ Level = Literal["nominal", "ordinal", "interval", "ratio"]
 
 
 def fleiss_kappa(table: np.ndarray | Sequence[Sequence[float]]) -> float:
-    """Fleiss' kappa from an items x categories count matrix.
+    """Fleiss' kappa from an items x categories count matrix (own code, not statsmodels'
+    ``fleiss_kappa``: that one assumes every item has the same number of raters, and the
+    real CoSRec intent labels' turns have two to six).
 
     ``table[i, j]`` is the number of raters who put item i in category j. With the same
     number of raters ``n`` for every item this is exactly Fleiss (1971)::
@@ -155,8 +159,21 @@ def _pairable_units(
     return pairable, distinct
 
 
+def _value_counts(pairable: list[list], distinct: list) -> np.ndarray:
+    """How many values of each unit are each distinct value: shape ``(units, values)``."""
+    index = {value: i for i, value in enumerate(distinct)}
+    counts = np.zeros((len(pairable), len(distinct)))
+    units = np.repeat(np.arange(len(pairable)), [len(unit) for unit in pairable])
+    np.add.at(counts, (units, [index[v] for unit in pairable for v in unit]), 1.0)
+    return counts
+
+
 def _unit_coincidences(pairable: list[list], distinct: list) -> np.ndarray:
-    """Per-unit coincidence matrices, shape ``(units, values, values)``; their sum is ``o``."""
+    """Per-unit coincidence matrices, shape ``(units, values, values)``; their sum is ``o``.
+
+    Own code, for the bootstrap: ``krippendorff.alpha`` returns the coefficient only (the
+    units' coincidences are summed inside it), so each resample would rebuild every unit's
+    matrix; here they are built once and a resample's ``o`` is their weighted sum."""
     index = {value: i for i, value in enumerate(distinct)}
     per_unit = np.zeros((len(pairable), len(distinct), len(distinct)))
     for u, unit in enumerate(pairable):
@@ -170,6 +187,8 @@ def _unit_coincidences(pairable: list[list], distinct: list) -> np.ndarray:
 
 
 def _alpha_from_coincidences(coincidences: np.ndarray, distinct: Sequence, level: Level) -> float:
+    """Alpha from a coincidence matrix: a bootstrap resample's (``krippendorff.alpha`` takes
+    units' value counts, not a summed matrix)."""
     marginals = coincidences.sum(axis=1)
     n_total = marginals.sum()
     if n_total <= 1.0:
@@ -202,6 +221,9 @@ def krippendorff_alpha(
     weighted by their pairable frequencies); interval ``(c - k)^2``; ratio
     ``((c - k) / (c + k))^2``. Values ``None`` or NaN count as missing.
 
+    Computed by ``krippendorff.alpha`` on the pairable units' value counts, the domain the
+    sorted distinct values (for nominal data their positions: any hashable values).
+
     Returns:
         alpha (1 = perfect agreement, 0 = chance, < 0 = systematic disagreement), or NaN
         when undefined (no pairable unit, or no variation at all in the pairable values).
@@ -209,10 +231,18 @@ def krippendorff_alpha(
     if level not in ("nominal", "ordinal", "interval", "ratio"):
         raise ValueError(f"unknown level {level!r}; use nominal, ordinal, interval or ratio")
     pairable, distinct = _pairable_units(rows, level)
-    if not pairable:
+    if not pairable or len(distinct) < 2:  # undefined (the package raises ValueError)
         return float("nan")
-    coincidences = _unit_coincidences(pairable, distinct).sum(axis=0)
-    return _alpha_from_coincidences(coincidences, distinct, level)
+    domain = None if level == "nominal" else np.asarray(distinct, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):  # ratio: D_e may be 0 (c + k = 0)
+        value = float(
+            krippendorff.alpha(
+                value_counts=_value_counts(pairable, distinct),
+                value_domain=domain,
+                level_of_measurement=level,
+            )
+        )
+    return value if math.isfinite(value) else float("nan")
 
 
 # ---------------------------------------------------------------------------------------

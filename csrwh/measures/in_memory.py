@@ -16,7 +16,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from csrwh.measures import distinct_n as dn
-from csrwh.measures.distinct_keys import distinct_count
 from csrwh.measures.shuffles import Draws, mean, sample_to_overflow
 from csrwh.measures.tokens import dataset_tokens, plain_tokens, release
 
@@ -241,6 +240,18 @@ def _ranges(
         return np.zeros(0, dtype=values.dtype)
     shift = start[which] - (np.cumsum(lengths) - lengths)
     return values[np.repeat(shift, lengths) + np.arange(total)]
+
+
+def distinct_count(keys: np.ndarray) -> int:
+    """How many distinct values the int64 ``keys`` hold, exactly: sorted by numpy, a value
+    starts wherever a key differs from the one before it. On the real corpora's shuffles
+    (~7,000 keys each) the fastest exact count measured: 0.5-0.6x the time of a hand-written
+    hash-slot counter, far less than ``np.unique`` (a hash table, then a sort, in numpy 2.4),
+    pandas or polars (``benchmarks/distinct_counts.py``)."""
+    if len(keys) == 0:
+        return 0
+    ordered = np.sort(keys)
+    return 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
 
 
 def distinct(keys: np.ndarray) -> float:

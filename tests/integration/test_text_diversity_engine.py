@@ -17,8 +17,8 @@ import duckdb
 import pytest
 
 from csrwh.config import PROJECT_ROOT
-from csrwh.measures import distinct_keys, diversity, in_memory
 from csrwh.measures import distinct_n as dn
+from csrwh.measures import diversity, in_memory
 from csrwh.measures.shuffles import LazySample, mean
 
 WORDS = ["The", "film.", "e.g.", "ΣΟΦΟΣ", "ΟΔΟΣ", "İstanbul", "ǅemal", "...", "a.b", "x", "你好"]
@@ -295,54 +295,3 @@ def test_small_corpora_take_the_in_memory_engine(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(diversity, "IN_MEMORY_BYTES", small)
     _load_model().model(_Dbt(con), con)
     assert calls == ["in_memory cosrec", "bounded crsarena"]
-
-
-@pytest.mark.parametrize("size", [0, 1, 2, 7, 1000, 20_000, distinct_keys._MOST_SLOTTED + 5])
-def test_distinct_count_counts_every_value_once(size: int) -> None:
-    """The linear-time count of a shuffle's n-gram keys equals the count by sorting, for
-    repeats, negative and 64-bit-wide keys, and past the most keys it puts in slots."""
-    import numpy as np
-
-    rng = np.random.default_rng(size)
-    for spread in (1, size // 7 + 1, 2**62):
-        keys = rng.integers(-spread, spread, size, dtype=np.int64) * 2**31 + rng.integers(0, 3)
-        assert distinct_keys.distinct_count(keys) == len(np.unique(keys))
-
-
-def test_distinct_count_is_exact_when_every_key_shares_one_slot(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Constants that put all keys in one slot: each round counts only that slot's winner
-    and the keys left after the last round are counted by sorting."""
-    import numpy as np
-
-    monkeypatch.setattr(distinct_keys, "_MULTIPLIERS", (np.uint64(0),) * 3)
-    keys = np.array([5, 9, 5, 2**40, 9, -3, 7, 7, 7, 11], dtype=np.int64)
-    assert distinct_keys.distinct_count(keys) == 6
-    assert distinct_keys.distinct_count(keys[:2]) == 2
-
-
-def test_distinct_count_threads_have_tables_of_their_own() -> None:
-    """Two threads counting at once never share a slot table (a shared one would mix their
-    positions and miscount, silently)."""
-    import threading
-
-    import numpy as np
-
-    keys = np.arange(5000, dtype=np.int64) % 1234
-    counts: list[int] = []
-    tables: list[set[int]] = []
-    both_counted = threading.Barrier(2)  # neither thread's tables are freed before both are seen
-
-    def count() -> None:
-        counts.append(distinct_keys.distinct_count(keys))
-        tables.append({id(t) for t in distinct_keys._slot_tables.__dict__.values()})
-        both_counted.wait(timeout=60)
-
-    workers = [threading.Thread(target=count) for _ in range(2)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    assert counts == [1234, 1234]
-    assert tables[0] and tables[1] and not tables[0] & tables[1]

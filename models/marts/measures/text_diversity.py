@@ -32,7 +32,6 @@ def model(dbt, session):
     version = code_version(
         __file__,
         modules=[
-            "csrwh.measures.distinct_keys",
             "csrwh.measures.distinct_n",
             "csrwh.measures.diversity",
             "csrwh.measures.in_memory",

@@ -321,7 +321,7 @@ def model(dbt, session):
     version = code_version(
         __file__,
         modules=["csrwh.measures.agreement"],
-        packages=["numpy", "pandas", "scipy"],
+        packages=["krippendorff", "numpy", "pandas", "scipy"],
         settings={"n_samples": n_samples, "seed": seed},
     )
     digests = _merge_digests(
