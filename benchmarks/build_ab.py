@@ -6,19 +6,22 @@ Each commit is checked out (``git worktree add``) under a temporary folder this 
 and removes; every round builds the same data cold with each commit in turn (A B A B ...), in
 a fresh warehouse folder, through this venv's Python with the commit's code first on
 ``PYTHONPATH`` (its own dbt target folder, so each keeps its partial parse across rounds). It
-prints each build's wall and peak RSS (``/usr/bin/time``) and the after/before ratios of the
-means. The machine is shared: only the ratios of one run compare.
+prints each build's wall and the peak RSS of its process tree (the highest sum, sampled every
+0.1 s from ``/proc``, of the CLI's resident set and its descendants': dbt's child process, the
+gate's) and the after/before ratios of the means. The machine is shared: only the ratios of one
+run compare.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,18 +35,51 @@ def _checkout(rev: str, where: Path) -> Path:
     return where
 
 
+def _tree_rss_kb(pid: int) -> int:
+    """VmRSS of ``pid`` plus that of its descendants (``/proc/<pid>/task/*/children``)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            total = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except (OSError, StopIteration):  # ended meanwhile
+        return 0
+    children = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                children += fh.read().split()
+        except OSError:  # a thread that ended meanwhile
+            continue
+    return total + sum(_tree_rss_kb(int(child)) for child in children)
+
+
 def _build(code: Path, data: Path, out: Path, target: Path) -> tuple[float, float]:
+    """One cold build: (wall seconds, peak MB of the process tree's summed RSS)."""
     out.mkdir(parents=True)
     env = {**os.environ, "PYTHONPATH": str(code), "CSRWH_DBT_TARGET_PATH": str(target)}
     env["DO_NOT_TRACK"] = "1"
-    command = ["/usr/bin/time", "-f", "TIME %e %M", sys.executable, "-c", BUILD, "build"]
+    command = [sys.executable, "-c", BUILD, "build"]
     command += ["--data-dir", str(data), "--warehouse", str(out / "csr.duckdb")]
-    done = subprocess.run(command, check=False, cwd=code, env=env, capture_output=True, text=True)
-    found = re.search(r"^TIME ([\d.]+) (\d+)$", done.stderr, re.MULTILINE)
-    if done.returncode != 0 or found is None:
-        tail = done.stderr.strip().splitlines()[-3:]
-        raise SystemExit(f"error: the build of {code.name} failed ({done.returncode}): {tail}")
-    return float(found.group(1)), int(found.group(2)) / 1024
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        command, cwd=code, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    peak = [0]
+
+    def sample() -> None:
+        while proc.poll() is None:
+            peak[0] = max(peak[0], _tree_rss_kb(proc.pid))
+            time.sleep(0.1)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, stderr = proc.communicate()
+    wall = time.perf_counter() - started
+    sampler.join()
+    if proc.returncode != 0:
+        tail = stderr.strip().splitlines()[-3:]
+        raise SystemExit(f"error: the build of {code.name} failed ({proc.returncode}): {tail}")
+    return wall, peak[0] / 1024
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -166,22 +166,26 @@ def child_build(engine: str, data_dir: str, warehouse: str) -> dict:
     from csrwh.pipeline import dbt_runner, job
 
     invocations: list[dict] = []
-    run_dbt = dbt_runner.run_dbt
 
-    def timed_run_dbt(args, *a, **kw):  # type: ignore[no-untyped-def]
-        outcome = run_dbt(args, *a, **kw)
-        invocations.append(
-            {
-                "args": " ".join(str(x) for x in args[:2]),
-                "seconds": outcome.seconds,
-                "parse_seconds": outcome.parse_seconds,
-                "nodes": outcome.n_nodes,
-            }
-        )
-        return outcome
+    def timed(run_dbt):  # type: ignore[no-untyped-def]
+        def timed_run_dbt(args, *a, **kw):  # type: ignore[no-untyped-def]
+            outcome = run_dbt(args, *a, **kw)
+            invocations.append(
+                {
+                    "args": " ".join(str(x) for x in args[:2]),
+                    "seconds": outcome.seconds,
+                    "parse_seconds": outcome.parse_seconds,
+                    "nodes": outcome.n_nodes,
+                }
+            )
+            return outcome
 
-    dbt_runner.run_dbt = timed_run_dbt  # the Spark build calls it through the module
-    job.run_dbt = timed_run_dbt  # the DuckDB build imported the name
+        return timed_run_dbt
+
+    # the Spark build calls these through the module (dbt on Spark in this process, the
+    # DuckDB pass in a child); the DuckDB build imported the name
+    dbt_runner.run_dbt_in_process = timed(dbt_runner.run_dbt_in_process)
+    dbt_runner.run_dbt = job.run_dbt = timed(dbt_runner.run_dbt)
     session_starts: list[float] = []
     if engine == "spark":
         from pyspark.sql import SparkSession

@@ -1,7 +1,7 @@
 """The process's C library, when it is glibc: one lookup shared by every layer.
 
 The build's allocator settings (:mod:`csrwh.pipeline.allocator`: ``mallopt``) and the memory
-helpers that hand freed pages back (``malloc_trim``: the dbt runner, text_diversity's engine in
+helper that hands freed pages back (``malloc_trim``: text_diversity's engine in
 :mod:`csrwh.measures.tokens`) load it here, below both the building and the measures packages.
 """
 

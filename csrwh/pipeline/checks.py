@@ -166,14 +166,8 @@ class _Checks:
         return target
 
     def cleanup(self) -> None:
-        """After an interrupt or an error: close dbt's database and remove the working file."""
-        if self.dbt_open:
-            try:
-                from csrwh.pipeline.dbt_runner import release_database
-
-                release_database(self.dbt_db)
-            except Exception:  # noqa: BLE001, S110 - cleanup must go on
-                pass
+        """After an interrupt or an error: remove dbt's link and the working file (dbt's process
+        has ended: :func:`csrwh.pipeline.dbt_runner.run_dbt` waits for it)."""
         if self.dbt_db != self.work:
             _remove_db(self.dbt_db)  # the hard link (and a WAL of it) only; never raises
             self.dbt_db = self.work

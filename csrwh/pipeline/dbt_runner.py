@@ -1,16 +1,23 @@
-"""Run dbt in-process (dbtRunner) against a given warehouse file.
+"""Run dbt on a warehouse file in a child process, through dbt's public interface only.
 
-A stable per-warehouse profile path keeps dbt's partial parse between builds; DuckDB's memory,
-threads and spill folder come from :func:`csrwh.config.duckdb_settings`. The models whose working
-memory is Python's run one at a time, freed heap is handed back after each, and dbt's long-lived
-objects are kept out of the garbage collector's reach while the nodes run.
+:func:`run_dbt` starts ``python -m csrwh.pipeline.dbt_child`` (this venv's interpreter): it runs
+``dbtRunner().invoke`` and sends dbt's events as JSON lines (dbt's ``msg_to_dict``) on a pipe of
+their own, so what a Python model prints cannot mix with them; it filters out dbt's debug events
+before serialising them, and its last line is dbt's result (node statuses, messages, compiled
+SQL, test metadata), so no artefact of an earlier run can be read as this one's. This process
+reads the events live (node log, console, progress), ends the child on a signal and reports a
+killed child in one line. When the child exits, its DuckDB instance and memory go with it.
+:func:`run_dbt_in_process` is the Spark build's (its SparkSession lives in this process).
 Details: docs/internals.md#csrwh-pipeline-dbt_runner
 """
 
 from __future__ import annotations
 
-import gc
+import json
 import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -18,11 +25,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from csrwh.config import PROJECT_ROOT, duckdb_settings
 from csrwh.errors import CsrwhError, is_out_of_memory, out_of_memory_line
-from csrwh.heap import FrozenHeap, frozen_heap
+from csrwh.pipeline.dbt_child import NOT_LOGGED, RESULT_KEY, DbtEvent, event_dict, result_dict
 
 
 @dataclass
@@ -79,10 +87,6 @@ def dbt_target_subfolder(name: str) -> Iterator[Path]:
             os.environ["CSRWH_DBT_TARGET_PATH"] = saved
 
 
-#: events dbt's own console filter leaves out at info level
-_NOT_LOGGED = frozenset({"CacheAction", "CacheDumpGraph"})
-
-
 class _NodeLog:
     """dbt's console lines (info and above), timestamped, one per line, into a file."""
 
@@ -93,10 +97,9 @@ class _NodeLog:
         self._fh = path.open("a", encoding="utf-8", buffering=1)  # line-buffered: tail -f works
 
     def __call__(self, msg: Any) -> None:
-        info = msg.info
-        if info.level not in ("info", "warn", "error") or info.name in _NOT_LOGGED:
+        line = _console_line(msg)
+        if line is None:
             return
-        line = f"{time.strftime('%H:%M:%S')}  {info.msg}".rstrip()
         with self._lock:
             if not self._fh.closed:
                 self._fh.write(line + "\n")
@@ -104,6 +107,21 @@ class _NodeLog:
     def close(self) -> None:
         with self._lock:
             self._fh.close()
+
+
+def _console_line(msg: Any) -> str | None:
+    """``HH:MM:SS  <msg>`` for an event dbt's console shows at info level, else None."""
+    info = msg.info
+    if info.level not in ("info", "warn", "error") or info.name in NOT_LOGGED:
+        return None
+    return f"{time.strftime('%H:%M:%S')}  {info.msg}".rstrip()
+
+
+def _console_lines(msg: Any) -> None:
+    """dbt's console at info level (``csrwh build -v``): its lines on stdout."""
+    line = _console_line(msg)
+    if line is not None:
+        print(line, flush=True)
 
 
 class _ConsoleErrors:
@@ -136,132 +154,8 @@ class _ParseWatch:
             self.parse_seconds = time.perf_counter() - self.started
 
 
-class _FreezeParsedManifest:
-    """Freezes the heap (:mod:`csrwh.heap`) once dbt has parsed the project (its
-    "Found N models, ..." event): the manifest lives until dbt returns, and the collections
-    while the nodes run need not visit it."""
-
-    def __init__(self, heap: FrozenHeap) -> None:
-        self.heap = heap
-
-    def __call__(self, msg: Any) -> None:
-        if msg.info.name == "FoundStats":
-            self.heap.freeze()
-
-
-def return_freed_memory() -> None:
-    """Collect garbage and hand the C heap's free pages back to the system (glibc's
-    ``malloc_trim``; elsewhere only the collection)."""
-    gc.collect()
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim`` (:func:`csrwh.libc.glibc`), or None."""
-    from csrwh.libc import glibc
-
-    libc = glibc()
-    return None if libc is None else libc.malloc_trim
-
-
-_HEAVY_MODEL_LOCK = threading.Lock()
-
-
-def is_heavy_model(node: Any) -> bool:
-    """A model whose working memory is Python's: a Python model, or a SQL model whose config
-    has ``meta: {one_at_a_time: true}`` (it calls the build's Python functions on every row)."""
-    if getattr(node, "resource_type", None) != "model":
-        return False
-    if getattr(node, "language", None) == "python":
-        return True
-    meta = getattr(getattr(node, "config", None), "meta", None) or {}
-    return bool(meta.get("one_at_a_time"))
-
-
-def heavy_models_one_at_a_time() -> None:
-    """Make dbt run at most one heavy model (:func:`is_heavy_model`) at a time in this process:
-    its runner's compile and execute under one lock (the wait comes before dbt's compile timing,
-    so a node's timings in ``run_results.json`` are the time it held the lock), and the freed
-    heap handed back before the next one starts. dbt's queue also holds a heavy model back
-    while another is in progress (:func:`_heavy_models_wait_in_the_queue`), so a waiting one
-    does not take a dbt thread from the SQL nodes. Idempotent; other nodes are not affected."""
-    from dbt.task.base import BaseRunner
-
-    _heavy_models_wait_in_the_queue()
-
-    run = BaseRunner.compile_and_execute
-    if getattr(run, "csrwh_one_at_a_time", False):
-        return
-
-    def one_at_a_time(self: Any, manifest: Any, ctx: Any) -> Any:
-        if not is_heavy_model(self.node):
-            return run(self, manifest, ctx)
-        with _HEAVY_MODEL_LOCK:
-            try:
-                return run(self, manifest, ctx)
-            finally:
-                return_freed_memory()
-
-    one_at_a_time.csrwh_one_at_a_time = True  # type: ignore[attr-defined]
-    BaseRunner.compile_and_execute = one_at_a_time  # type: ignore[method-assign]
-
-
-def _heavy_models_wait_in_the_queue() -> None:
-    """dbt's graph queue hands out a heavy model only when no other heavy model is in progress.
-
-    dbt's main thread takes every ready node off the queue (``GraphQueue.get``) and gives it to
-    its thread pool at once; a heavy model given out while another runs would hold a pool
-    thread on the lock of :func:`heavy_models_one_at_a_time` (real corpora: ~30 s of one of the
-    two threads while ``text_diversity`` ran, with ``turns`` and its marts ready). Here such a
-    node goes back into the queue's ready set, unstarted, and is queued again when the heavy
-    model in progress is done (``GraphQueue.mark_done``); meanwhile the queue gives out the SQL
-    nodes. Idempotent."""
-    from dbt.graph.queue import GraphQueue
-
-    get, mark_done = GraphQueue.get, GraphQueue.mark_done
-    if getattr(get, "csrwh_one_at_a_time", False):
-        return
-
-    def heavy_in_progress(queue: Any, but: str) -> bool:
-        return any(
-            uid != but and is_heavy_model(queue.manifest.expect(uid)) for uid in queue.in_progress
-        )
-
-    def get_light_first(self: Any, block: bool = True, timeout: float | None = None) -> Any:
-        while True:
-            node = get(self, block=block, timeout=timeout)
-            if not is_heavy_model(node):
-                return node
-            with self.lock:
-                if not heavy_in_progress(self, node.unique_id):
-                    return node
-                # back to queued, not in progress; its put is counted again when it returns
-                self.in_progress.discard(node.unique_id)
-                self.queued.add(node.unique_id)
-                self.__dict__.setdefault("csrwh_waiting", []).append(node.unique_id)
-                self.inner.task_done()
-
-    def mark_done_then_requeue(self: Any, node_id: str) -> None:
-        mark_done(self, node_id)
-        with self.lock:
-            waiting = self.__dict__.get("csrwh_waiting") or []
-            if not waiting or heavy_in_progress(self, ""):
-                return
-            for uid in waiting:
-                self.inner.put((self._scores[uid], uid))
-            waiting.clear()
-
-    get_light_first.csrwh_one_at_a_time = True  # type: ignore[attr-defined]
-    get_light_first.__wrapped__ = get  # type: ignore[attr-defined]
-    mark_done_then_requeue.__wrapped__ = mark_done  # type: ignore[attr-defined]
-    GraphQueue.get = get_light_first  # type: ignore[method-assign]
-    GraphQueue.mark_done = mark_done_then_requeue  # type: ignore[method-assign]
-
-
 def _guarded(callback: Callable[[Any], None]) -> Callable[[Any], None]:
-    """A callback whose errors never break dbt (interrupts still propagate)."""
+    """A callback whose errors never break the run (interrupts still propagate)."""
 
     def call(msg: Any) -> None:
         try:
@@ -286,20 +180,9 @@ def dbt_file_log_level() -> str:
     return "debug" if os.environ.get("CSRWH_DEBUG") else "info"
 
 
-def run_dbt(
-    args: list[str],
-    database: Path,
-    quiet: bool = False,
-    *,
-    log_file: Path | None = None,
-    on_event: Callable[[Any], None] | None = None,
-    temp_dir: Path | None = None,
-) -> DbtOutcome:
-    """Invoke `dbt <args>` in-process on `database`; never raises for failed nodes.
-
-    ``quiet`` leaves only dbt's error lines on the console; ``log_file`` gets dbt's console
-    lines (appended); ``on_event`` is called with every dbt event message; ``temp_dir`` is
-    DuckDB's spill folder (default :func:`default_temp_dir`)."""
+def _dbt_arguments(args: list[str], database: Path, temp_dir: Path | None) -> list[str]:
+    """dbt's command line for ``args`` on ``database`` (and the environment its profile reads:
+    ``profiles/profiles.yml``). dbt's console is off: the caller shows its events."""
     os.environ["DO_NOT_TRACK"] = "1"
     os.environ["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
     os.environ["CSRWH_DBT_PATH"] = str(database)
@@ -309,75 +192,235 @@ def run_dbt(
     os.environ["CSRWH_DBT_MEMORY_LIMIT"] = settings["memory_limit"]
     os.environ["CSRWH_DBT_THREADS"] = settings["threads"]
     os.environ["CSRWH_DBT_TEMP_DIR"] = settings["temp_directory"]
-    from dbt.cli.main import dbtRunner
-
-    heavy_models_one_at_a_time()
-    full_args = [
+    # CSRWH_DBT_TARGET_PATH lets concurrent builds (e.g. parallel tests) keep apart artefacts.
+    target = dbt_target_path()
+    return [
+        "--log-path",
+        str(target / "logs"),
+        "--log-level-file",
+        dbt_file_log_level(),
+        "--log-level",
+        "none",
         *args,
         "--project-dir",
         str(PROJECT_ROOT),
         "--profiles-dir",
         str(PROJECT_ROOT / "profiles"),
+        "--target-path",
+        str(target),
     ]
-    # CSRWH_DBT_TARGET_PATH lets concurrent builds (e.g. parallel tests) keep apart artefacts.
-    target = dbt_target_path()
-    full_args += ["--target-path", str(target)]
-    cli_flags = ["--log-path", str(target / "logs"), "--log-level-file", dbt_file_log_level()]
-    console_errors = None
-    if quiet:  # dbt's console off; its error lines through _ConsoleErrors
-        cli_flags += ["--log-level", "none"]
-        console_errors = _ConsoleErrors()
-    node_log = _NodeLog(log_file) if log_file is not None else None
-    watch = _ParseWatch()
+
+
+class _Listeners:
+    """The callbacks of one dbt run: node log, console (errors only when ``quiet``), the
+    caller's ``on_event`` and the parse facts (:class:`_ParseWatch`)."""
+
+    def __init__(
+        self, quiet: bool, log_file: Path | None, on_event: Callable[[Any], None] | None
+    ) -> None:
+        self.node_log = _NodeLog(log_file) if log_file is not None else None
+        self.watch = _ParseWatch()
+        console = _ConsoleErrors() if quiet else _console_lines
+        callbacks = [self.node_log, console, on_event, self.watch]
+        self.callbacks = [_guarded(c) for c in callbacks if c is not None]
+
+    def __call__(self, event: Any) -> None:
+        for callback in self.callbacks:
+            callback(event)
+
+    def close(self) -> None:
+        if self.node_log is not None:
+            self.node_log.close()
+
+
+def child_command(dbt_args: list[str], events_fd: int) -> list[str]:
+    """The child process's command line (:mod:`csrwh.pipeline.dbt_child`)."""
+    return [
+        sys.executable,
+        "-m",
+        "csrwh.pipeline.dbt_child",
+        "--events-fd",
+        str(events_fd),
+        *dbt_args,
+    ]
+
+
+def run_dbt(
+    args: list[str],
+    database: Path,
+    quiet: bool = False,
+    *,
+    log_file: Path | None = None,
+    on_event: Callable[[Any], None] | None = None,
+    temp_dir: Path | None = None,
+) -> DbtOutcome:
+    """Run `dbt <args>` on `database` in a child process (module doc); never raises for failed
+    nodes. Raises :class:`CsrwhError` when dbt could not run or its process died.
+
+    ``quiet`` leaves only dbt's error lines on the console; ``log_file`` gets dbt's console
+    lines (appended); ``on_event`` is called with each event dbt's console would show and each
+    finished node (a :class:`~csrwh.pipeline.dbt_child.DbtEvent`); ``temp_dir`` is DuckDB's
+    spill folder (default :func:`default_temp_dir`)."""
+    temp = Path(temp_dir) if temp_dir is not None else default_temp_dir(database)
+    dbt_args = _dbt_arguments(args, database, temp)
+    listeners = _Listeners(quiet, log_file, on_event)
     try:
-        # what is alive now (dbt's modules) and after parsing (the manifest) lives until dbt
-        # returns: frozen for the run (csrwh.heap)
-        with frozen_heap() as heap:
-            freeze = _FreezeParsedManifest(heap)
-            callbacks = [
-                c for c in (node_log, console_errors, on_event, watch, freeze) if c is not None
-            ]
-            started = watch.started = time.perf_counter()
-            result = dbtRunner(callbacks=[_guarded(c) for c in callbacks]).invoke(
-                [*cli_flags, *full_args]
-            )
+        started = listeners.watch.started = time.perf_counter()
+        report = _run_child(dbt_args, listeners, f"dbt {args[0]}", temp, log_file)
     finally:
-        if node_log is not None:
-            node_log.close()
+        listeners.close()
     seconds = time.perf_counter() - started
-    if result.exception is not None and result.result is None:
-        raise CsrwhError(
-            f"dbt {args[0]} could not run: {result.exception}",
-            hint=f"check the dbt project files (dbt_project.yml, models/) and {log_file or target / 'logs' / 'dbt.log'}",
-        )
+    _could_not_run(report, args, log_file)
     release_database(database)
+    return _outcome(report, seconds, log_file, listeners.watch)
+
+
+def run_dbt_in_process(
+    args: list[str],
+    database: Path,
+    quiet: bool = False,
+    *,
+    log_file: Path | None = None,
+    on_event: Callable[[Any], None] | None = None,
+    temp_dir: Path | None = None,
+) -> DbtOutcome:
+    """:func:`run_dbt` in this process (``dbtRunner(callbacks=...).invoke``): for the Spark
+    build, whose dbt-spark ``session`` method uses this process's SparkSession."""
+    from dbt.cli.main import dbtRunner
+
+    dbt_args = _dbt_arguments(args, database, temp_dir)
+    listeners = _Listeners(quiet, log_file, on_event)
+
+    def listen(msg: Any) -> None:
+        record = event_dict(msg)
+        if record is not None:
+            listeners(DbtEvent(record))
+
+    try:
+        started = listeners.watch.started = time.perf_counter()
+        result = dbtRunner(callbacks=[listen]).invoke(dbt_args)
+    finally:
+        listeners.close()
+    seconds = time.perf_counter() - started
+    report = result_dict(result)
+    _could_not_run(report, args, log_file)
+    return _outcome(report, seconds, log_file, listeners.watch)
+
+
+def _run_child(
+    dbt_args: list[str], listen: Callable[[Any], None], what: str, temp: Path, log_file: Path | None
+) -> dict[str, Any]:
+    """Run the child, hand each event to ``listen`` as it comes, return dbt's result. The child
+    has its own process group: a Ctrl-C at the terminal reaches this process only, which
+    ends the child (:func:`_end`) before the interrupt goes on."""
+    read, write = os.pipe()
+    try:
+        child = subprocess.Popen(
+            child_command(dbt_args, write),
+            pass_fds=(write,),
+            stdin=subprocess.DEVNULL,
+            process_group=0,
+        )
+    except BaseException:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    report: dict[str, Any] | None = None
+    ended = False
+    try:
+        with os.fdopen(read, "r", encoding="utf-8", errors="replace") as events:
+            for line in events:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if RESULT_KEY in record:
+                    report = record[RESULT_KEY]
+                else:
+                    listen(DbtEvent(record))
+        code = child.wait()
+        ended = True
+    finally:
+        if not ended:
+            _end(child, temp)
+    if code < 0:
+        _remove_spill_files(temp)
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        why = " (the system's out-of-memory killer sends it)" if -code == signal.SIGKILL else ""
+        raise CsrwhError(
+            f"{what} was killed by {name}{why}",
+            hint=f"dbt's per-node lines: {log_file}" if log_file else "run the build again",
+        )
+    if report is None:
+        raise CsrwhError(
+            f"{what} ended with exit code {code} before reporting its result",
+            hint=f"see dbt's log in {dbt_target_path() / 'logs'}",
+        )
+    return report
+
+
+def _end(child: subprocess.Popen, temp: Path) -> None:
+    """Terminate the child's process group and wait for it (killed after 30 s), then remove
+    DuckDB's spill files it left."""
+    if child.poll() is None:
+        try:
+            os.killpg(child.pid, signal.SIGTERM)
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+        except ProcessLookupError:
+            child.wait()
+    _remove_spill_files(temp)
+
+
+def _remove_spill_files(temp: Path) -> None:
+    """DuckDB's spill files (``duckdb_temp_*``) a killed child left in ``temp``."""
+    for path in temp.glob("duckdb_temp*"):
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+def _could_not_run(report: dict[str, Any], args: list[str], log_file: Path | None) -> None:
+    if report.get("exception") is not None:
+        raise CsrwhError(
+            f"dbt {args[0]} could not run: {report['exception']}",
+            hint=f"check the dbt project files (dbt_project.yml, models/) and {log_file or dbt_target_path() / 'logs' / 'dbt.log'}",
+        )
+
+
+def _outcome(
+    report: dict[str, Any], seconds: float, log_file: Path | None, watch: _ParseWatch
+) -> DbtOutcome:
+    """The :class:`DbtOutcome` of dbt's result (:func:`~csrwh.pipeline.dbt_child.result_dict`)."""
     outcome = DbtOutcome(
-        success=bool(result.success),
+        success=bool(report.get("success")),
         seconds=seconds,
         log_file=log_file,
         full_parse_reason=watch.full_parse_reason,
         parse_seconds=watch.parse_seconds,
     )
-    results = getattr(result.result, "results", None) or []
-    for node_result in results:
+    for node in report.get("results") or []:
         outcome.n_nodes += 1
-        status = str(getattr(node_result, "status", ""))
+        status, name = node["status"], node["unique_id"]
         outcome.statuses[status] += 1
-        node = getattr(node_result, "node", None)
-        name = getattr(node, "unique_id", "?")
-        outcome.timings[name] = float(getattr(node_result, "execution_time", 0.0) or 0.0)
+        outcome.timings[name] = float(node.get("execution_time") or 0.0)
+        compiled = node.get("compiled_code")
         if status in ("error", "fail", "runtime error"):
-            outcome.failures.append(failure_line(name, node_result))
-            compiled = getattr(node, "compiled_code", None)
+            outcome.failures.append(failure_line(name, SimpleNamespace(**node)))
             if status == "fail" and compiled:
                 outcome.failed_tests.append((name, compiled))
         elif status == "warn":
-            outcome.warnings.append(f"{name}: {getattr(node_result, 'message', '')}")
-            metadata = getattr(node, "test_metadata", None)
-            if metadata is not None and getattr(metadata, "name", "") == "open_vocabulary":
-                vocabulary = str((getattr(metadata, "kwargs", None) or {}).get("vocabulary", ""))
-                compiled = getattr(node, "compiled_code", None) or ""
-                outcome.open_vocabulary_warnings.append((name, vocabulary, compiled))
+            outcome.warnings.append(f"{name}: {node.get('message', '')}")
+            if node.get("test_name") == "open_vocabulary":
+                vocabulary = str((node.get("test_kwargs") or {}).get("vocabulary", ""))
+                outcome.open_vocabulary_warnings.append((name, vocabulary, compiled or ""))
     return outcome
 
 
@@ -392,25 +435,10 @@ def failure_line(name: str, node_result: Any) -> str:
 
 
 def release_database(database: Path) -> None:
-    """Close the DuckDB database dbt-duckdb keeps open between invocations, and checkpoint it.
-
-    dbt-duckdb caches its environment (and so an open DuckDB instance) at class level for the
-    life of the process. The orchestrator renames the database file after dbt, so the
-    instance must be closed and its WAL folded into the file first.
-    """
+    """Checkpoint ``database`` after dbt: its WAL folded into the file, which the build renames
+    next (dbt's process has ended, so nothing else has it open)."""
     import duckdb
 
-    try:
-        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
-    except ImportError:  # pragma: no cover - adapter layout changed
-        DuckDBConnectionManager = None
-    if DuckDBConnectionManager is not None:
-        with DuckDBConnectionManager._LOCK:
-            env = DuckDBConnectionManager._ENV
-            if env is not None:
-                env.close()
-                DuckDBConnectionManager._ENV = None
-    return_freed_memory()
     if Path(database).exists():
         with duckdb.connect(str(database)) as con:
             con.execute("checkpoint")

@@ -94,7 +94,8 @@ class _Display:
         self._progress.start()
 
     def dbt_event(self, msg: object) -> None:
-        """dbt's event callback (from its worker threads): count started and finished nodes."""
+        """dbt's event callback (a :class:`~csrwh.pipeline.dbt_child.DbtEvent`, as dbt's
+        messages: ``info.name``, ``data``): count started and finished nodes."""
         info = msg.info  # type: ignore[attr-defined]
         if info.name == "LogStartLine":
             data = msg.data  # type: ignore[attr-defined]

@@ -32,7 +32,7 @@ from csrwh.pipeline.paths import (
 )
 from csrwh.pipeline.result import EXIT_REFUSED, BuildResult, Gate
 from csrwh.pipeline.selection import _carry_over, _DbtState
-from csrwh.pipeline.signals import _pause, _quiet_dbt_interrupt, _SignalGuard, pausing_after
+from csrwh.pipeline.signals import _pause, _SignalGuard, pausing_after
 from csrwh.pipeline.state import (
     _ingest_files,
     _inputs_digest,
@@ -79,7 +79,6 @@ class _Build(_DbtState, _Checks):
         self.phase = "lock"
         self.guard = _SignalGuard()
         self.result = BuildResult(build_id=build_id, warehouse=warehouse, published=False)
-        self.dbt_open = False
         self.verbose = verbose
         self.full = full
         # why the published file needs repair (stale WAL, written since published), or None
@@ -210,26 +209,20 @@ class _Build(_DbtState, _Checks):
                 f"[bold]dbt build[/bold] (staging views, marts, tests; also in {escape(str(log_file))})"
             )
         self.dbt_db = self._link_for_dbt()
-        self.dbt_open = True
         args = ["build"]
         if selection is not None:
             args += ["--select", *selection.select, "--state", str(state_dir(warehouse))]
         elif self.full:  # --full: the incremental Python models too compute everything again
             args.append("--full-refresh")
-        try:
-            with _quiet_dbt_interrupt(self.guard):
-                outcome = run_dbt(
-                    args,
-                    self.dbt_db,
-                    quiet=not self.verbose,
-                    log_file=log_file,
-                    on_event=self.display.dbt_event,
-                    temp_dir=temp_dir(warehouse),
-                )
-        except CsrwhError:
-            self.guard.check()  # dbt reports an interrupt as "could not run"
-            raise
-        self.dbt_open = False
+        # dbt runs in a child process, which run_dbt ends before an interrupt goes on
+        outcome = run_dbt(
+            args,
+            self.dbt_db,
+            quiet=not self.verbose,
+            log_file=log_file,
+            on_event=self.display.dbt_event,
+            temp_dir=temp_dir(warehouse),
+        )
         self._unlink_for_dbt()
         self.guard.check()
         self._stage_state()

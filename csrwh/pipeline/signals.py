@@ -1,4 +1,4 @@
-"""SIGINT/SIGTERM during a build, dbt's interrupt noise, the test pause hook, a full disk."""
+"""SIGINT/SIGTERM during a build, the test pause hook, a full disk."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ PAUSE_FILE_ENV = "CSRWH_TEST_PAUSE_FILE"
 class _SignalGuard:
     """SIGINT/SIGTERM become KeyboardInterrupt in the main thread, remembered in ``signum``.
 
-    Libraries that swallow KeyboardInterrupt (dbt turns it into a result, GX into a failed
-    expectation) cannot hide it: the build calls :meth:`check` after every phase. Inside
+    Libraries that swallow KeyboardInterrupt (GX turns it into a failed expectation; dbt runs
+    in a child process, ended by :func:`csrwh.pipeline.dbt_runner.run_dbt`) cannot hide it: the build calls :meth:`check` after every phase. Inside
     :meth:`deferred` (the publish rename, cleanup) a signal is only remembered.
     """
 
@@ -79,31 +79,6 @@ def _interrupted(
             f"and {warehouse} was left untouched"
         )
     return CsrwhError(message, hint="run the build again when ready", exit_code=128 + signum)
-
-
-@contextmanager
-def _quiet_dbt_interrupt(guard: _SignalGuard) -> Iterator[None]:
-    """dbt logs an interrupt as "Encountered an error" plus a stack trace; it is not one."""
-    try:
-        from dbt.cli import requires
-    except ImportError:  # pragma: no cover - dbt layout changed
-        yield
-        return
-    original = requires.fire_event
-
-    def fire_event(event, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if guard.signum is not None and type(event).__name__ in (
-            "MainStackTrace",
-            "MainEncounteredError",
-        ):
-            return None
-        return original(event, *args, **kwargs)
-
-    requires.fire_event = fire_event
-    try:
-        yield
-    finally:
-        requires.fire_event = original
 
 
 def _pause(phase: str, warehouse: Path) -> None:

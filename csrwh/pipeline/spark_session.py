@@ -28,8 +28,10 @@ def run_dbt_spark(
     on_event=None,
     target: str = "spark",
 ):
-    """``dbt <args>`` in-process on the ``target`` (``spark``: a session in this process;
-    ``spark_connect``: the Connect session the build opened), Spark's files under ``work``."""
+    """``dbt <args>`` on the ``target`` (``spark``: a session in this process; ``spark_connect``:
+    the Connect session the build opened), Spark's files under ``work``. dbt runs in this
+    process (:func:`~csrwh.pipeline.dbt_runner.run_dbt_in_process`): dbt-spark's ``session``
+    method uses this process's SparkSession, on which the build registered its UDFs."""
     from csrwh.pipeline import dbt_runner
 
     (work / "tmp").mkdir(parents=True, exist_ok=True)
@@ -62,7 +64,7 @@ def run_dbt_spark(
             on_event(msg)
 
     with dbt_runner.dbt_target_subfolder("spark"):
-        outcome = dbt_runner.run_dbt(
+        outcome = dbt_runner.run_dbt_in_process(
             [*args, "--target", target],
             work / "unused.duckdb",
             quiet=quiet,

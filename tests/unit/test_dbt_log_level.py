@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fake_dbt import fake_dbt_runner
+from fake_dbt import fake_dbt_child
 
 from csrwh.pipeline import dbt_runner
 
@@ -17,7 +17,7 @@ def test_dbt_file_log_level(
     monkeypatch, tmp_path: Path, debug: str | None, level: str, quiet: bool
 ) -> None:
     invoked: list[list[str]] = []
-    fake_dbt_runner(monkeypatch, lambda args, callbacks: invoked.append(args))
+    fake_dbt_child(monkeypatch, args=invoked)
     if debug is None:
         monkeypatch.delenv("CSRWH_DEBUG", raising=False)
     else:
