@@ -380,9 +380,6 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--child":
         name, args = argv[1], argv[2:]
-        from csrwh.pipeline.allocator import tune_for_build
-
-        tune_for_build()  # as `csrwh build` does, in the build and in its floor alike
         if name == "build":
             result = child_build(*args)
         else:

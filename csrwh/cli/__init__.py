@@ -8,13 +8,6 @@ export, eval, report), registered below in the order ``csrwh --help`` lists them
 
 from __future__ import annotations
 
-import sys
-
-from csrwh.pipeline.allocator import tune_if_building
-
-# the first act of `csrwh build`, before any import below can load Arrow or start a thread
-tune_if_building(sys.argv[1:])
-
 import os
 
 import typer

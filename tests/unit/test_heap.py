@@ -1,5 +1,5 @@
 """csrwh.heap: the objects that live through a build phase are frozen out of the
-garbage collector's reach for the phase (dbt's run, the gate) and handed back after it."""
+garbage collector's reach for the phase (dbt's run) and handed back after it."""
 
 from __future__ import annotations
 
