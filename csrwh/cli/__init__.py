@@ -67,7 +67,9 @@ app.command()(reading.report)
 def main() -> None:
     """Entry point: run the app, turning known errors into one line plus a hint."""
     try:
-        app(prog_name="csrwh", standalone_mode=False)
+        code = app(prog_name="csrwh", standalone_mode=False)
+        if code == 130:  # typer returns, not raises, a Ctrl-C it caught (non-standalone mode)
+            raise KeyboardInterrupt
         _exit(0)
     except CsrwhError as exc:
         _report(exc)

@@ -10,7 +10,9 @@ Details: docs/internals.md#csrwh-gate-gx_run
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
+import os
 import shutil
 import time
 import warnings
@@ -29,6 +31,9 @@ OFFENDING_ROWS_KEPT = 5
 RESULT_FORMAT = {"result_format": "COMPLETE", "partial_unexpected_count": OFFENDING_ROWS_KEPT}
 #: the built-ins' first pass: the observed value or unexpected count, a few unexpected values
 FIRST_PASS_FORMAT = {"result_format": "BASIC", "partial_unexpected_count": OFFENDING_ROWS_KEPT}
+#: a file to write every SQL statement GX sends (with its parameters) to, as JSON, for
+#: ``benchmarks/build.py``'s gate floor
+SQL_CAPTURE_ENV = "CSRWH_GATE_SQL_CAPTURE"
 _DOCS_SITE = "csrwh"
 _GX_MANAGED = ("index.html", "validations", "expectations", "static")
 
@@ -66,6 +71,7 @@ def run_suites(
         ) from exc
 
     gx_duckdb.apply()
+    captured = _capture_sql(sa) if os.environ.get(SQL_CAPTURE_ENV) else None
     report.gx_version = gx.__version__
     report.seconds["import"] = time.perf_counter() - step
 
@@ -137,7 +143,24 @@ def run_suites(
             logger.setLevel(level)
         if datasource is not None:
             _close(datasource)
+        if captured is not None:
+            Path(os.environ[SQL_CAPTURE_ENV]).write_text(json.dumps(captured, default=str))
     return report
+
+
+def _capture_sql(sa: Any) -> list[list[Any]]:
+    """Every statement SQLAlchemy executes from now on, with its parameters (a list filled in
+    place; ``SQL_CAPTURE_ENV``)."""
+    captured: list[list[Any]] = []
+
+    def listen(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        params = parameters
+        if not (isinstance(params, list | tuple | dict) or params is None):
+            params = list(params)
+        captured.append([statement, params])
+
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", listen)
+    return captured
 
 
 # --- internals ------------------------------------------------------------------------------

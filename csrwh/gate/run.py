@@ -126,7 +126,8 @@ def run_child(command: list[str], what: str) -> dict[str, Any]:
     return that object.
 
     The child's output streams are ours; its standard input is a pipe held here, so it can see
-    this process go. Any exception while it runs (KeyboardInterrupt from SIGINT/SIGTERM
+    this process go; it runs in a process group of its own, so a terminal's Ctrl-C reaches
+    only this process, which then stops it. Any exception while it runs (KeyboardInterrupt from SIGINT/SIGTERM
     included) terminates it, waits for it and propagates. A child killed by a signal, or one
     that exits without an answer, is one line naming ``what``.
     """
@@ -142,6 +143,7 @@ def run_child(command: list[str], what: str) -> dict[str, Any]:
             stdin=subprocess.PIPE,
             pass_fds=(write_end,),
             env=env,
+            process_group=0,  # the terminal's Ctrl-C reaches this process only, which stops it
         )
     except BaseException:
         os.close(read_end)
