@@ -17,9 +17,9 @@ per phase (ingest, dbt, gate) and outside the Python marts' windows (``text_dive
 ``annotator_agreement``: the models' own working memory).
 
 1. **cold build**: `csrwh.pipeline.build` with the expectations gate into a new warehouse, with a
-   fresh dbt target (dbt parses the whole project). The gate's SQL is captured as it runs (a
-   SQLAlchemy ``before_cursor_execute`` listener; Great Expectations reaches DuckDB through
-   duckdb-engine).
+   fresh dbt target (dbt parses the whole project). The gate's SQL is captured as it runs (its child
+   process, told by ``CSRWH_GATE_SQL_CAPTURE``, listens with SQLAlchemy's
+   ``before_cursor_execute``; Great Expectations reaches DuckDB through duckdb-engine).
 2. **no-change rebuild**: ``csrwh build`` itself, run again and timed from outside (nothing
    changed: must stay under 2 s; the measuring child's own imports are not the user's wait).
 3. **one-file change rebuild**: the last line of one file (``--change``, default a CoSRec
@@ -195,9 +195,7 @@ def _node_peaks(sampler: _RssSampler, target: Path, top: int = 5) -> list[tuple[
 def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
     """One build as `csrwh build` runs it; the gate's SQL statements go to ``capture``."""
     t0 = time.perf_counter()
-    from sqlalchemy import event
-    from sqlalchemy.engine import Engine
-
+    from csrwh.gate.gx_run import SQL_CAPTURE_ENV
     from csrwh.pipeline import build
     from csrwh.pipeline.job import _Build
 
@@ -223,12 +221,8 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
         finally:
             gate_window.append(time.time())
 
-    captured: list[tuple[str, object]] = []
-
-    def _listen(conn, cursor, statement, parameters, context, executemany):
-        captured.append((statement, parameters))
-
-    event.listen(Engine, "before_cursor_execute", _listen)
+    if capture:  # the gate's child process writes its statements there
+        os.environ[SQL_CAPTURE_ENV] = capture
     with _RssSampler() as sampler:
         result = build(Path(data_dir), Path(warehouse), gates=[gate], allow_rejects=True)
     target = Path(os.environ.get("CSRWH_DBT_TARGET_PATH") or ROOT / "target")
@@ -266,16 +260,6 @@ def child_build(data_dir: str, warehouse: str, capture: str) -> dict:
             if uid.rsplit(".", 1)[-1] in PYTHON_MODELS
         },
     }
-    if capture:
-        Path(capture).write_text(
-            json.dumps(
-                [
-                    [s, p if isinstance(p, (list, tuple, dict)) or p is None else list(p)]
-                    for s, p in captured
-                ],
-                default=str,
-            )
-        )
     return out
 
 
@@ -380,9 +364,6 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--child":
         name, args = argv[1], argv[2:]
-        from csrwh.pipeline.allocator import tune_for_build
-
-        tune_for_build()  # as `csrwh build` does, in the build and in its floor alike
         if name == "build":
             result = child_build(*args)
         else:

@@ -103,9 +103,6 @@ def child(data: str, warehouse: str, phases_file: str) -> None:
     """`csrwh build --data-dir <data> --warehouse <warehouse>`, as the CLI runs it, each phase
     change appended to ``phases_file`` (epoch seconds, phase) as it happens (the CLI ends the
     process with ``os._exit``: nothing runs after it)."""
-    from csrwh.pipeline.allocator import tune_for_build
-
-    tune_for_build()  # as `csrwh build` does, before anything imports Arrow
     from csrwh import cli
     from csrwh.pipeline.job import _Build
 

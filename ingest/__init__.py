@@ -47,8 +47,8 @@ def run_ingest(
     and closed here) or an open connection (left open). ``progress`` shows a rich progress
     bar over the files being loaded; the summary table always goes to stderr.
     """
-    # imported here: ingest.run pulls in pyarrow, and `import ingest` (e.g. for ingest.errors,
-    # which csrwh.config reads) must not, or csrwh build's allocator settings come too late
+    # imported here: ingest.run pulls in pyarrow, which `import ingest` (e.g. for ingest.errors,
+    # which csrwh.config reads) need not load
     from ingest.run import Ingestor, _disk_full
 
     console = Console(stderr=True)

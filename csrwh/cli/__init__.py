@@ -8,13 +8,6 @@ export, eval, report), registered below in the order ``csrwh --help`` lists them
 
 from __future__ import annotations
 
-import sys
-
-from csrwh.pipeline.allocator import tune_if_building
-
-# the first act of `csrwh build`, before any import below can load Arrow or start a thread
-tune_if_building(sys.argv[1:])
-
 import os
 
 import typer
@@ -74,7 +67,9 @@ app.command()(reading.report)
 def main() -> None:
     """Entry point: run the app, turning known errors into one line plus a hint."""
     try:
-        app(prog_name="csrwh", standalone_mode=False)
+        code = app(prog_name="csrwh", standalone_mode=False)
+        if code == 130:  # typer returns, not raises, a Ctrl-C it caught (non-standalone mode)
+            raise KeyboardInterrupt
         _exit(0)
     except CsrwhError as exc:
         _report(exc)

@@ -212,9 +212,6 @@ def build(
             cluster={"remote": spark_remote, "master": spark_master, "stage": stage},
         )
         return
-    from csrwh.pipeline.allocator import tune_for_build
-
-    tune_for_build()  # before Arrow is imported or a thread started (csrwh/pipeline/allocator.py)
     from csrwh.pipeline import build as do_build
 
     target = config.resolve_warehouse(warehouse)

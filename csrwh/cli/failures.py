@@ -1,5 +1,4 @@
-"""How the command line ends: known errors as one line plus a hint, exit codes, and a quick exit
-after Great Expectations was loaded."""
+"""How the command line ends: known errors as one line plus a hint, and exit codes."""
 
 from __future__ import annotations
 
@@ -18,27 +17,9 @@ from csrwh.errors import CsrwhError
 
 
 def _exit(code: int) -> None:
-    """Exit; after Great Expectations + duckdb-engine were loaded, skip interpreter teardown,
-    where nanobind prints pages of harmless 'leaked instance' warnings from those bindings."""
-    if "great_expectations" in sys.modules:
-        _release_semaphores()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+    """Exit with ``code`` (Great Expectations, whose bindings made teardown noisy, runs in the
+    gate's child process, which ends itself without teardown)."""
     sys.exit(code)
-
-
-def _release_semaphores() -> None:
-    """Run multiprocessing's exit finalizers, which os._exit skips: they unlink the named
-    semaphores of dbt's locks, which the resource tracker would otherwise report as
-    "2 leaked semaphore objects" after every build."""
-    if "multiprocessing.util" not in sys.modules:
-        return
-    from multiprocessing import util
-
-    run = getattr(util, "_run_finalizers", None)  # what multiprocessing's atexit hook calls
-    if run is not None:
-        run(0)  # it reports and skips a finalizer that raises
 
 
 def _click_exceptions() -> dict[str, tuple[type, ...]]:

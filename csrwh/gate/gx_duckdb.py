@@ -36,9 +36,6 @@ class UnsupportedGXVersion(CsrwhError):
 
 
 def gx_version() -> Version:
-    from csrwh.gate.gx_import import import_gx_without_pyspark
-
-    import_gx_without_pyspark()  # the spark extra installs pyspark, which GX would import
     import great_expectations
 
     return Version(great_expectations.__version__)

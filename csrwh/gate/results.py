@@ -1,9 +1,11 @@
 """What a validation run found, and where it goes: the outcomes (:class:`ExpectationOutcome`,
-:class:`ValidationReport`), ``main.dq_results`` (:func:`record_results`; the columns:
-:mod:`csrwh.dq_results`), the ``csrwh validate`` sidecar and the printed summary."""
+:class:`ValidationReport`; as JSON from the gate's child to its parent), ``main.dq_results``
+(:func:`record_results`; the columns: :mod:`csrwh.dq_results`), the ``csrwh validate`` sidecar
+and the printed summary."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from dataclasses import dataclass, field
@@ -91,6 +93,36 @@ class ValidationReport:
     @property
     def suites(self) -> list[str]:
         return list(dict.fromkeys(o.suite for o in self.outcomes))
+
+
+def report_to_json(report: ValidationReport) -> dict[str, Any]:
+    """``report`` as JSON values: what the gate's child hands its parent (:func:`report_from_json`
+    reads it back). Observed values and offending rows are JSON already (``_jsonable``)."""
+    return {
+        "run_id": report.run_id,
+        "database": str(report.database),
+        "validated_at": report.validated_at.isoformat(),
+        "outcomes": [dataclasses.asdict(o) for o in report.outcomes],
+        "seconds": report.seconds,
+        "suite_seconds": report.suite_seconds,
+        "data_docs_index": None if report.data_docs_index is None else str(report.data_docs_index),
+        "gx_version": report.gx_version,
+    }
+
+
+def report_from_json(data: dict[str, Any]) -> ValidationReport:
+    """The :class:`ValidationReport` that :func:`report_to_json` wrote."""
+    index = data.get("data_docs_index")
+    return ValidationReport(
+        run_id=data["run_id"],
+        database=Path(data["database"]),
+        validated_at=dt.datetime.fromisoformat(data["validated_at"]),
+        outcomes=[ExpectationOutcome(**o) for o in data["outcomes"]],
+        seconds=dict(data["seconds"]),
+        suite_seconds=dict(data["suite_seconds"]),
+        data_docs_index=None if index is None else Path(index),
+        gx_version=data.get("gx_version", ""),
+    )
 
 
 def record_results(database: Path, report: ValidationReport) -> None:

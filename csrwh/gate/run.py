@@ -1,46 +1,40 @@
 """`csrwh validate` and the build's expectations gate: Great Expectations suites over DuckDB.
 
-:func:`validate` runs the suites of ``expectations/`` with every expectation pushed down to
-DuckDB as SQL, appends the results to ``main.dq_results`` and renders Data Docs beside the
-warehouse; :func:`gate` blocks publishing on a ``critical`` failure.
+:func:`validate` runs the suites of ``expectations/`` in a child process (``python -m
+csrwh.gate``, :mod:`csrwh.gate.gx_run`: GX is never imported here), appends the results it
+hands back to ``main.dq_results`` and names the Data Docs it rendered beside the warehouse;
+:func:`gate` blocks publishing on a ``critical`` failure.
 Details: docs/internals.md#csrwh-gate-run
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import logging
+import json
 import os
-import shutil
+import signal
+import subprocess
+import sys
 import time
-import warnings
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from csrwh.errors import CsrwhError
-from csrwh.gate import data_docs, gx_duckdb
-from csrwh.gate.gx_settings import GX_DUCKDB_THREADS, GX_MEMORY_SHARE, _duckdb_config
+from csrwh.gate import data_docs
+from csrwh.gate.gx_settings import GX_DUCKDB_THREADS, GX_MEMORY_SHARE
 from csrwh.gate.results import (
     DQ_RESULTS,
     RESULTS_SIDECAR_SUFFIX,
     ExpectationOutcome,
     ValidationReport,
-    _jsonable,
     print_summary,
     record_results,
+    report_from_json,
     results_sidecar,
 )
-from csrwh.gate.suites import (
-    SQL_TYPE,
-    ExpectationSpec,
-    SuiteSpec,
-    load_suites,
-    to_gx_expectation,
-)
-from csrwh.heap import frozen_heap
+from csrwh.gate.suites import load_suites
 
 #: what other modules import from here (the outcomes, recording and printing live in
 #: :mod:`csrwh.gate.results`, GX's DuckDB settings in :mod:`csrwh.gate.gx_settings`)
@@ -57,18 +51,15 @@ __all__ = [
     "raw_gate",
     "record_results",
     "results_sidecar",
+    "run_child",
     "validate",
 ]
 
 #: ``data_docs_dir`` default: ``<database>.data_docs/`` beside the validated file
 DEFAULT_DATA_DOCS_DIR = "beside"
 OFFENDING_ROWS_KEPT = 5
-#: SQL expectations, and the built-ins that failed (every offending row; ``_run_suite``)
-RESULT_FORMAT = {"result_format": "COMPLETE", "partial_unexpected_count": OFFENDING_ROWS_KEPT}
-#: the built-ins' first pass: the observed value or unexpected count, a few unexpected values
-FIRST_PASS_FORMAT = {"result_format": "BASIC", "partial_unexpected_count": OFFENDING_ROWS_KEPT}
-_DOCS_SITE = "csrwh"
-_GX_MANAGED = ("index.html", "validations", "expectations", "static")
+#: how long a terminated child may take to exit before it is killed
+_TERMINATE_GRACE_SECONDS = 10.0
 
 
 def validate(
@@ -81,133 +72,118 @@ def validate(
     record: bool = True,
     named_rows_limit: int = OFFENDING_ROWS_KEPT,
 ) -> ValidationReport:
-    """Run the expectation suites against ``database`` (a DuckDB file).
+    """Run the expectation suites against ``database`` (a DuckDB file) in a child process.
 
     ``suites`` selects suites by name, group (``raw``, ``marts``) or pattern (default: all).
     With ``record`` the outcomes are appended to ``main.dq_results`` in ``database`` (rows of
     an earlier run with the same ``run_id`` and suite are replaced). With ``data_docs_dir`` GX Data
     Docs are rendered there (static HTML, ``index.html``; by default ``<database>.data_docs/``),
     their CDN assets served from the folder itself. Nothing else in the database is
-    written; GX reads it through a read-only connection, which must be the only one open on
-    the file in this process (DuckDB refuses a second connection with other settings).
-    ``named_rows_limit``: how many rows of a failed built-in GX names (its SQL engine stops
-    there; ``ExpectationOutcome.named_rows``), ``scripts/cookbook.py`` asks for all.
+    written; the child reads it through a read-only connection, so no process may be writing
+    it meanwhile. ``named_rows_limit``: how many rows of a failed built-in GX names (its SQL
+    engine stops there; ``ExpectationOutcome.named_rows``), ``scripts/cookbook.py`` asks for all.
     """
     started = time.perf_counter()
     database = Path(database).expanduser().resolve()
     if not database.is_file():
         raise CsrwhError(f"database {database} does not exist", hint="build it first: csrwh build")
-    specs = load_suites(expectations_dir, suites)
-    report = ValidationReport(
-        run_id=run_id,
-        database=database,
-        validated_at=dt.datetime.now(dt.UTC).replace(tzinfo=None),
+    load_suites(expectations_dir, suites)  # an unknown suite is one line before any process starts
+    docs_dir = None
+    if data_docs_dir is not None:
+        docs_dir = (
+            data_docs.docs_dir(database)
+            if data_docs_dir == DEFAULT_DATA_DOCS_DIR
+            else Path(data_docs_dir).expanduser().resolve()
+        )
+    request = {
+        "database": str(database),
+        "run_id": run_id,
+        "validated_at": dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(),
+        "suites": suites,
+        "docs_dir": None if docs_dir is None else str(docs_dir),
+        "expectations_dir": None if expectations_dir is None else str(expectations_dir),
+        "named_rows_limit": named_rows_limit,
+    }
+    answer = run_child(
+        [sys.executable, "-m", "csrwh.gate", "{fd}", json.dumps(request)], "expectations gate"
     )
-
-    step = time.perf_counter()
-    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
-    try:
-        import duckdb_engine  # noqa: F401  (the SQLAlchemy dialect GX talks to DuckDB through)
-
-        from csrwh.gate.gx_import import import_gx_without_pyspark
-
-        import_gx_without_pyspark()  # the spark extra installs pyspark, which GX would import
-        import great_expectations as gx
-        import sqlalchemy as sa
-    except ImportError as exc:
+    if "error" in answer:
+        error = answer["error"]
         raise CsrwhError(
-            f"validation needs great-expectations, SQLAlchemy and duckdb-engine ({exc})",
-            hint="pip install -c requirements.lock -e . (or: pip install duckdb-engine sqlalchemy)",
-        ) from exc
-
-    gx_duckdb.apply()
-    report.gx_version = gx.__version__
-    report.seconds["import"] = time.perf_counter() - step
-
-    # GX logs at INFO, some modules with a level of their own (its context config announces
-    # "Created temporary directory ... for ephemeral docs site" on every run): errors only
-    gx_loggers = [logging.getLogger("great_expectations")] + [
-        logger
-        for name, logger in logging.root.manager.loggerDict.items()
-        if name.startswith("great_expectations.") and isinstance(logger, logging.Logger)
-    ]
-    previous_levels = [(logger, logger.level) for logger in gx_loggers]
-    for logger in gx_loggers:
-        if logger.level < logging.ERROR:
-            logger.setLevel(logging.ERROR)
-    datasource = None
-    # the modules imported so far (dbt's, GX's) live on: the collections while suites run
-    # need not visit them (csrwh.heap)
-    try:
-        with warnings.catch_warnings(), frozen_heap():
-            warnings.simplefilter("ignore")
-            step = time.perf_counter()
-            context = gx.get_context(mode="ephemeral")
-            context.variables.progress_bars = {"globally": False, "metric_calculations": False}
-            docs_dir = None
-            if data_docs_dir is not None:
-                docs_dir = (
-                    data_docs.docs_dir(database)
-                    if data_docs_dir == DEFAULT_DATA_DOCS_DIR
-                    else Path(data_docs_dir).expanduser().resolve()
-                )
-                _add_docs_site(context, docs_dir)
-            url = sa.engine.URL.create("duckdb", database=str(database))
-            try:
-                datasource = context.data_sources.add_sql(
-                    name="warehouse",
-                    connection_string=url.render_as_string(hide_password=False),
-                    # the build's memory_limit and threads (csrwh.config): GX's DuckDB stays bounded too
-                    kwargs={"connect_args": {"read_only": True, "config": _duckdb_config()}},
-                )
-                existing = _existing_tables(datasource.get_engine())
-            except Exception as exc:  # GX wraps driver errors in its own exception types
-                raise CsrwhError(
-                    f"cannot open {database} for validation: {str(exc).splitlines()[0]}",
-                    hint="is another process writing it, or a connection with other settings "
-                    "open in this process?",
-                ) from exc
-            report.seconds["context"] = time.perf_counter() - step
-
-            step = time.perf_counter()
-            gx_run_id = _gx_run_identifier(run_id, report.validated_at)
-            for spec in specs:
-                suite_started = time.perf_counter()
-                if spec.table not in existing:
-                    report.outcomes.append(_missing_table(spec))
-                else:
-                    report.outcomes.extend(
-                        _run_suite(
-                            gx,
-                            context,
-                            datasource,
-                            spec,
-                            gx_run_id,
-                            docs_dir is not None,
-                            named_rows_limit,
-                        )
-                    )
-                report.suite_seconds[spec.name] = time.perf_counter() - suite_started
-            report.seconds["validate"] = time.perf_counter() - step
-
-            if docs_dir is not None:
-                step = time.perf_counter()
-                context.build_data_docs(site_names=[_DOCS_SITE])
-                data_docs.localise(docs_dir)
-                report.data_docs_index = docs_dir / "index.html"
-                report.seconds["data_docs"] = time.perf_counter() - step
-    finally:
-        for logger, level in previous_levels:
-            logger.setLevel(level)
-        if datasource is not None:
-            _close(datasource)
-
+            error["message"], hint=error.get("hint"), exit_code=error.get("exit_code", 1)
+        )
+    report = report_from_json(answer["report"])
     if record:
         step = time.perf_counter()
         record_results(database, report)
         report.seconds["record"] = time.perf_counter() - step
     report.seconds["total"] = time.perf_counter() - started
     return report
+
+
+def run_child(command: list[str], what: str) -> dict[str, Any]:
+    """Run ``command`` (``{fd}`` in it: the number of the pipe it writes one JSON object to) and
+    return that object.
+
+    The child's output streams are ours; its standard input is a pipe held here, so it can see
+    this process go; it runs in a process group of its own, so a terminal's Ctrl-C reaches
+    only this process, which then stops it. Any exception while it runs (KeyboardInterrupt from SIGINT/SIGTERM
+    included) terminates it, waits for it and propagates. A child killed by a signal, or one
+    that exits without an answer, is one line naming ``what``.
+    """
+    read_end, write_end = os.pipe()
+    env = dict(os.environ)
+    env.setdefault("GX_ANALYTICS_ENABLED", "false")
+    # the csrwh the parent runs, whatever the child's working folder
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    try:
+        proc = subprocess.Popen(
+            [arg.replace("{fd}", str(write_end)) for arg in command],
+            stdin=subprocess.PIPE,
+            pass_fds=(write_end,),
+            env=env,
+            process_group=0,  # the terminal's Ctrl-C reaches this process only, which stops it
+        )
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    try:
+        with os.fdopen(read_end, "rb") as answer:
+            data = answer.read()
+        returncode = proc.wait()
+    except BaseException:
+        _stop(proc)
+        raise
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        raise CsrwhError(
+            f"{what}: its process (pid {proc.pid}) was killed by {name}",
+            hint="was it out of memory (dmesg)? re-run to see whether it happens again",
+        )
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise CsrwhError(
+            f"{what}: its process (pid {proc.pid}) exited with code {returncode} and no result",
+            hint="its error is printed above; re-run with CSRWH_DEBUG=1 for more",
+        ) from None
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate ``proc`` and wait for it (killed if it outlives the grace period)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=_TERMINATE_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def gate(database: Path, build_id: str, suites: list[str] | None = None) -> list[str]:
@@ -239,234 +215,3 @@ def raw_gate(database: Path, build_id: str) -> list[str]:
     report = validate(database, run_id=build_id, suites=["raw"], data_docs_dir=None, record=False)
     print_summary(report, Console(stderr=True))
     return [f"expectation {o.message()}" for o in report.critical_failures]
-
-
-# --- internals ------------------------------------------------------------------------------
-
-
-def _add_docs_site(context: Any, docs_dir: Path) -> None:
-    """Register a local static site in ``docs_dir``, clearing what GX generated there before."""
-    docs_dir.mkdir(parents=True, exist_ok=True)
-    for name in _GX_MANAGED:
-        target = docs_dir / name
-        if target.is_dir():
-            shutil.rmtree(target)
-        elif target.exists():
-            target.unlink()
-    context.add_data_docs_site(
-        site_name=_DOCS_SITE,
-        site_config={
-            "class_name": "SiteBuilder",
-            "store_backend": {
-                "class_name": "TupleFilesystemStoreBackend",
-                "base_directory": str(docs_dir),
-            },
-            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
-            # Validation pages only: they show every expectation with its result, notes and
-            # SQL; separate suite pages would repeat them and double the rendering time.
-            "site_section_builders": {"expectations": "0", "profiling": "0"},
-            "show_how_to_buttons": False,
-        },
-    )
-
-
-def _close(datasource: Any) -> None:
-    """Close every DuckDB connection GX opened (the datasource's engine and the execution
-    engine's own one), so the file can be reopened read-write to record the results."""
-    execution_engine = getattr(datasource, "_execution_engine", None)
-    if execution_engine is not None:
-        execution_engine.close()
-    datasource.get_engine().dispose()
-
-
-def _existing_tables(engine: Any) -> set[str]:
-    with engine.connect() as con:
-        rows = con.exec_driver_sql(
-            "select table_schema, table_name from information_schema.tables "
-            "where table_catalog = current_database()"
-        ).fetchall()
-    return {f"{schema}.{name}" for schema, name in rows}
-
-
-def _gx_run_identifier(run_id: str, when: dt.datetime) -> Any:
-    from great_expectations.core.run_identifier import RunIdentifier
-
-    return RunIdentifier(run_name=run_id, run_time=when.replace(tzinfo=dt.UTC))
-
-
-def _run_suite(
-    gx: Any,
-    context: Any,
-    datasource: Any,
-    spec: SuiteSpec,
-    run_id: Any,
-    keep_for_docs: bool,
-    named_rows_limit: int = OFFENDING_ROWS_KEPT,
-) -> list[ExpectationOutcome]:
-    """Validate one suite on its table; keep the GX result in the results store for Data Docs.
-
-    The SQL expectations run with GX's COMPLETE result (their offending rows come with the count
-    anyway); the built-ins first with BASIC (the unexpected count, a few values), and those that
-    fail once more with COMPLETE, the suite's ``index_columns`` naming each unexpected value's
-    row. So a clean build asks GX for no offending-row metrics of built-ins that pass: two
-    queries and their metric graph per built-in, a third of the validation's CPU.
-
-    The batch is validated directly (no stored suite, batch or validation definitions: they
-    only add serialisation work here); the result is put in the validation-results store as
-    a ValidationDefinition run would, which is all the docs builder reads.
-    """
-    from great_expectations.data_context.types.resource_identifiers import (
-        ExpectationSuiteIdentifier,
-        ValidationResultIdentifier,
-    )
-    from great_expectations.validator.validation_statistics import calc_validation_statistics
-
-    asset = datasource.add_query_asset(name=spec.name, query=f"select * from {spec.table}")
-    batch = asset.get_batch(asset.build_batch_request())
-    meta = {
-        "table": spec.table,
-        "source_file": f"expectations/{spec.group}/{spec.path.name}",
-        "notes": {"format": "markdown", "content": [f"`{spec.table}` — {spec.description}"]},
-    }
-
-    def run(expectations: list[ExpectationSpec], result_format: dict[str, Any]) -> Any:
-        suite = gx.ExpectationSuite(
-            name=spec.name,
-            expectations=[to_gx_expectation(spec, e) for e in expectations],
-            meta=meta,
-        )
-        return batch.validate(suite, result_format=result_format)
-
-    sql = [e for e in spec.expectations if e.type == SQL_TYPE]
-    built_ins = [e for e in spec.expectations if e.type != SQL_TYPE]
-    complete = RESULT_FORMAT | {
-        "partial_unexpected_count": max(OFFENDING_ROWS_KEPT, named_rows_limit)
-    }
-    if spec.index_columns:  # a built-in's unexpected values with the columns naming their row
-        complete["unexpected_index_column_names"] = list(spec.index_columns)
-    result, by_name = None, {}
-    for expectations, result_format in ((sql, RESULT_FORMAT), (built_ins, FIRST_PASS_FORMAT)):
-        if expectations:
-            part = run(expectations, result_format)
-            result = result or part
-            by_name |= {r.expectation_config.meta.get("name"): r for r in part.results}
-    failed = [e for e in built_ins if e.name in by_name and not by_name[e.name].success]
-    if failed:
-        by_name |= {r.expectation_config.meta.get("name"): r for r in run(failed, complete).results}
-    # one validation result per suite, its expectations in the suite's order
-    result.results = [by_name[e.name] for e in spec.expectations if e.name in by_name]
-    statistics = calc_validation_statistics(result.results)  # as GX's validator states them
-    result.success = statistics.success
-    result.statistics = {
-        key: getattr(statistics, key)
-        for key in (
-            "evaluated_expectations",
-            "successful_expectations",
-            "unsuccessful_expectations",
-            "success_percent",
-        )
-    }
-    if keep_for_docs:
-        result.meta["run_id"] = run_id
-        result.meta["validation_time"] = run_id.run_time
-        suite_id = ExpectationSuiteIdentifier(name=spec.name)
-        context.validation_results_store.store_validation_results(
-            suite_validation_result=result,
-            suite_validation_result_identifier=ValidationResultIdentifier(
-                expectation_suite_identifier=suite_id, run_id=run_id, batch_identifier=batch.id
-            ),
-            expectation_suite_identifier=suite_id,
-        )
-    return [_outcome(spec, e, by_name.get(e.name)) for e in spec.expectations]
-
-
-def _outcome(spec: SuiteSpec, expectation: ExpectationSpec, gx_result: Any) -> ExpectationOutcome:
-    outcome = ExpectationOutcome(
-        suite=spec.name,
-        table=spec.table,
-        expectation=expectation.name,
-        expectation_type=expectation.type,
-        severity=expectation.severity,
-        success=False,
-        why=expectation.why,
-    )
-    if gx_result is None:
-        outcome.error = "GX returned no result for this expectation"
-        return outcome
-    result = dict(gx_result.result or {})
-    error = _exception_message(gx_result.exception_info)
-    if error:
-        outcome.error = error
-        return outcome
-    if not result:
-        # The symptom of GX issues #10738/#11579: metrics silently empty. Never a pass.
-        outcome.error = (
-            "GX returned an empty result (no observed value); the DuckDB result-fetch fix "
-            "in csrwh/gate/gx_duckdb.py is not in effect"
-        )
-        return outcome
-    outcome.success = bool(gx_result.success)
-    outcome.observed_value = _observed_value(result)
-    if not outcome.success:
-        outcome.offending_rows = _offending_rows(result)
-        if result.get("unexpected_index_list") is not None:
-            outcome.named_rows = _jsonable(list(result["unexpected_index_list"]))
-    return outcome
-
-
-def _missing_table(spec: SuiteSpec) -> ExpectationOutcome:
-    return ExpectationOutcome(
-        suite=spec.name,
-        table=spec.table,
-        expectation="table_exists",
-        expectation_type="table_exists",
-        severity="critical",
-        success=False,
-        error=f"table {spec.table} does not exist",
-        why="Every suite's table must exist (dbt builds all marts; ingest creates all raw tables).",
-    )
-
-
-def _observed_value(result: dict[str, Any]) -> Any:
-    if "observed_value" in result:
-        return _jsonable(result["observed_value"])
-    keys = ("element_count", "unexpected_count", "unexpected_percent", "missing_count")
-    summary = {k: _jsonable(result[k]) for k in keys if k in result}
-    return summary or None
-
-
-def _offending_rows(result: dict[str, Any]) -> list[Any]:
-    details = result.get("details") or {}
-    if isinstance(details, dict):
-        if details.get("unexpected_rows"):
-            return _jsonable(list(details["unexpected_rows"])[:OFFENDING_ROWS_KEPT])
-        if details.get("mismatched"):
-            mismatched = details["mismatched"]
-            return _jsonable(
-                mismatched[:OFFENDING_ROWS_KEPT] if isinstance(mismatched, list) else [mismatched]
-            )
-    # a built-in on a suite with index_columns: the rows, named by those columns, with the value
-    for key in (
-        "partial_unexpected_index_list",
-        "partial_unexpected_counts",
-        "partial_unexpected_list",
-        "unexpected_list",
-    ):
-        if result.get(key):
-            return _jsonable(list(result[key])[:OFFENDING_ROWS_KEPT])
-    return []
-
-
-def _exception_message(info: Any) -> str | None:
-    """The first exception message in GX's exception_info (flat or keyed by metric)."""
-    if not isinstance(info, dict):
-        return None
-    candidates: Iterable[Any] = [info] if "raised_exception" in info else info.values()
-    for item in candidates:
-        if isinstance(item, dict) and (
-            item.get("raised_exception") or item.get("exception_message")
-        ):
-            message = str(item.get("exception_message") or "").strip()
-            lines = [ln for ln in message.splitlines() if ln.strip()]
-            return " ".join(lines[:3])[:500] or "unknown error"
-    return None

@@ -328,9 +328,6 @@ def load_suites(
 
 def to_gx_expectation(suite: SuiteSpec, spec: ExpectationSpec) -> Any:
     """Build the GX expectation object (imports GX)."""
-    from csrwh.gate.gx_import import import_gx_without_pyspark
-
-    import_gx_without_pyspark()
     from great_expectations.expectations.registry import get_expectation_impl
 
     try:

@@ -46,8 +46,6 @@ CHILD = (
     MEMORY
     + r"""
 import importlib.util, json, sys
-from csrwh.pipeline.allocator import tune_for_build
-tune_for_build()  # the allocators as csrwh build sets them, before Arrow is imported
 import duckdb, numpy, pyarrow  # imported before the baseline
 db, model_path = sys.argv[1], sys.argv[2]
 con = duckdb.connect(db)

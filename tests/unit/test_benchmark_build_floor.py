@@ -29,7 +29,6 @@ def test_the_floor_child_reports_the_peak_the_build_child_reports(monkeypatch, c
     floor = types.SimpleNamespace(child_floor=lambda *args: {"args": list(args)})
     monkeypatch.setattr(build, "_sibling", lambda name: floor)
     monkeypatch.setattr(build, "_peak_rss_mb", lambda: 123.5)
-    monkeypatch.setattr("csrwh.pipeline.allocator.tune_for_build", lambda: None)
     assert build.main(["--child", "floor", "d", "w", "t", "c"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out == {"args": ["d", "w", "t", "c"], "peak_rss_mb": 123.5}
