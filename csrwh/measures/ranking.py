@@ -13,6 +13,7 @@ deterministic for a given input (and seed, where randomness is involved).
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -149,6 +150,12 @@ def _one_blas_thread() -> Iterator[None]:
     ~1 s). At these sizes OpenBLAS computes on one thread either way, so the results are
     the same bits; only the hand-off goes. Nested and concurrent callers share one limit."""
     global _blas_users
+    if os.environ.get("OPENBLAS_NUM_THREADS") == "1":
+        # OpenBLAS started on one thread (the dbt child is started so): nothing to pin, and no
+        # scan of the loaded libraries, which from a worker thread can deadlock against another
+        # thread's import of a C extension (dl_iterate_phdr's lock against the GIL)
+        yield
+        return
     # scipy's OpenBLAS is loaded with scipy.optimize: load it first, so that there is one to pin
     from scipy.optimize import minimize  # noqa: F401
 

@@ -307,6 +307,13 @@ def run_dbt_in_process(
     return _outcome(report, seconds, log_file, listeners.watch)
 
 
+def child_environment() -> dict[str, str]:
+    """The child's environment: this one, with OpenBLAS on one thread unless the user chose
+    (dbt runs two nodes at once on two cores, and the models' BLAS calls are small: the
+    leaderboard's fits pin OpenBLAS to one thread anyway, :mod:`csrwh.measures.ranking`)."""
+    return {"OPENBLAS_NUM_THREADS": "1", **os.environ}
+
+
 def _run_child(
     dbt_args: list[str], listen: Callable[[Any], None], what: str, temp: Path, log_file: Path | None
 ) -> dict[str, Any]:
@@ -320,6 +327,7 @@ def _run_child(
             pass_fds=(write,),
             stdin=subprocess.DEVNULL,
             process_group=0,
+            env=child_environment(),
         )
     except BaseException:
         os.close(read)

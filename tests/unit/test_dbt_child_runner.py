@@ -213,3 +213,10 @@ def test_the_childs_result_keeps_what_the_build_reads() -> None:
     }
     could_not = SimpleNamespace(success=False, exception=RuntimeError("boom"), result=None)
     assert result_dict(could_not)["exception"] == "boom"
+
+
+def test_the_child_starts_with_openblas_on_one_thread_unless_the_user_chose(monkeypatch) -> None:
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    assert dbt_runner.child_environment()["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    assert dbt_runner.child_environment()["OPENBLAS_NUM_THREADS"] == "3"

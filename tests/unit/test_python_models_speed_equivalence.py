@@ -313,3 +313,21 @@ def test_word_token_cache_is_is_word() -> None:
     for token in ["你好", "，", "🙂", "15", " ", "iPhone", "…", "Ⅻ", "_"]:
         assert text_measures._WORD_TOKENS[token] == int(text_measures._is_word(token))
     assert not text_measures.is_chinese("plain ascii text 123")
+
+
+def test_one_blas_thread_scans_nothing_when_openblas_started_on_one_thread(monkeypatch) -> None:
+    """The dbt child starts with OPENBLAS_NUM_THREADS=1: the pin then leaves the libraries
+    unscanned (threadpoolctl's scan from a dbt worker thread deadlocked against another
+    thread's import of a C extension)."""
+    import threadpoolctl
+
+    def no_scan(*args, **kwargs):
+        raise AssertionError("the loaded libraries were scanned")
+
+    monkeypatch.setattr(threadpoolctl, "ThreadpoolController", no_scan)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    battles = [("a", "b", "a"), ("b", "c", "tie"), ("c", "a", "b")] * 3
+    assert stats.bradley_terry(battles)  # fits, under _one_blas_thread, without a scan
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+    with pytest.raises(AssertionError, match="scanned"):
+        stats.bradley_terry(battles)
