@@ -415,8 +415,12 @@ def _outcome(
         parse_seconds=watch.parse_seconds,
     )
     for node in report.get("results") or []:
-        outcome.n_nodes += 1
         status, name = node["status"], node["unique_id"]
+        if name.startswith("operation."):  # a project hook (on-run-start): not a node
+            if status not in ("success", "pass"):
+                outcome.failures.append(failure_line(name, SimpleNamespace(**node)))
+            continue
+        outcome.n_nodes += 1
         outcome.statuses[status] += 1
         outcome.timings[name] = float(node.get("execution_time") or 0.0)
         compiled = node.get("compiled_code")

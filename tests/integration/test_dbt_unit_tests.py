@@ -7,12 +7,14 @@ exist to type the fixtures)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from csrwh.config import PROJECT_ROOT
-from csrwh.pipeline.dbt_runner import release_database
 
 # model -> (the rule its unit test pins, the SQL that states it, a version that breaks it)
 BROKEN = {
@@ -35,13 +37,14 @@ BROKEN = {
 
 
 def _unit_tests(project: Path, warehouse: Path, target: Path) -> dict[str, str]:
-    """Run every dbt unit test of ``project`` on ``warehouse``: {unit test name: status}."""
-    from dbt.cli.main import dbtRunner
-
-    os.environ["DO_NOT_TRACK"] = "1"
-    os.environ["CSRWH_DBT_PATH"] = str(warehouse)
-    result = dbtRunner().invoke(
+    """Run every dbt unit test of ``project`` on ``warehouse`` with dbt's own command, in a
+    process of its own as the build runs dbt: {unit test name: status} from its
+    ``run_results.json``."""
+    dbt = Path(sys.executable).with_name("dbt")
+    env = {**os.environ, "DO_NOT_TRACK": "1", "CSRWH_DBT_PATH": str(warehouse)}
+    run = subprocess.run(
         [
+            str(dbt),
             "--quiet",
             "--log-path",
             str(target / "logs"),
@@ -54,11 +57,20 @@ def _unit_tests(project: Path, warehouse: Path, target: Path) -> dict[str, str]:
             str(project / "profiles"),
             "--target-path",
             str(target),
-        ]
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
     )
-    release_database(warehouse)
-    assert result.result is not None, result.exception
-    return {r.node.name: str(r.status) for r in result.result.results}
+    results = target / "run_results.json"
+    assert results.exists(), f"dbt wrote no run_results.json (exit {run.returncode}): {run.stderr}"
+    return {
+        r["unique_id"].split(".")[-1]: r["status"]
+        for r in json.loads(results.read_text(encoding="utf-8"))["results"]
+        if r["unique_id"].startswith("unit_test.")
+    }
 
 
 def test_unit_tests_pass_on_the_models(sample_warehouse: Path, tmp_path: Path) -> None:

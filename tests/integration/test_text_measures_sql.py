@@ -96,18 +96,49 @@ def _same(con: duckdb.DuckDBPyConnection, left: str, right: str) -> None:
         assert extra == [], f"{a} has rows {b} has not: {extra[:5]}"
 
 
+_RECORDER = """\
+import json
+
+import csrwh.measures.text as measures
+
+_original = measures.segmented_words
+
+
+def _recorded(texts, segmented):
+    with open({log!r}, "a", encoding="utf-8") as log:
+        for text in texts.to_pylist():
+            log.write(json.dumps(text) + "\\n")
+    return _original(texts, segmented)
+
+
+measures.segmented_words = _recorded
+"""
+
+
 class _Seen:
-    """Records the texts csrwh.measures.text.segmented_words is given (what is measured)."""
+    """Records the texts csrwh.measures.text.segmented_words is given (what is measured) in
+    dbt's process: a ``sitecustomize`` on its PYTHONPATH wraps the function and appends each
+    text to a file this reads back."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.texts: list[str] = []
-        original = measures.segmented_words
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        hook = tmp_path / "recorder"
+        hook.mkdir()
+        self._log = tmp_path / "measured.jsonl"
+        (hook / "sitecustomize.py").write_text(
+            _RECORDER.format(log=str(self._log)), encoding="utf-8"
+        )
+        path = os.environ.get("PYTHONPATH")
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(hook), path])))
 
-        def wrapped(texts, segmented):
-            self.texts.extend(texts.to_pylist())
-            return original(texts, segmented)
+    @property
+    def texts(self) -> list[str]:
+        if not self._log.exists():
+            return []
+        with self._log.open(encoding="utf-8") as log:
+            return [json.loads(line) for line in log]
 
-        monkeypatch.setattr(measures, "segmented_words", wrapped)
+    def clear(self) -> None:
+        self._log.unlink(missing_ok=True)
 
 
 def _compare_with_definition(warehouse: Path, min_han_share: float) -> None:
@@ -130,7 +161,7 @@ def test_values_equal_the_definition_and_only_new_texts_are_measured(
 ) -> None:
     warehouse = dbt_target / "turns.duckdb"
     _turns_warehouse(warehouse)
-    seen = _Seen(monkeypatch)
+    seen = _Seen(dbt_target, monkeypatch)
     _build(warehouse, "--full-refresh")
     distinct = _query(
         warehouse,
@@ -144,7 +175,7 @@ def test_values_equal_the_definition_and_only_new_texts_are_measured(
     _compare_with_definition(warehouse, 0.3)
 
     # nothing changed: nothing is measured
-    seen.texts.clear()
+    seen.clear()
     _build(warehouse)
     assert seen.texts == []
 
@@ -162,7 +193,7 @@ def test_values_equal_the_definition_and_only_new_texts_are_measured(
     assert _query(warehouse, f"select count(*) from intermediate.{MODEL}")[0][0] == 39 * len(TEXTS)
 
     # another setting is another version: everything is measured again, with that setting
-    seen.texts.clear()
+    seen.clear()
     _build(warehouse, "--vars", json.dumps({"zh_min_han_share": 0.9}))
     keys, translations = _query(
         warehouse,

@@ -88,6 +88,23 @@ def test_events_and_results_fill_the_outcome(monkeypatch, tmp_path: Path, capsys
     assert len(printed) == 1 and printed[0].endswith("  Failure in test not_null_x")
 
 
+def test_project_hooks_are_not_nodes_but_their_failure_is_one(monkeypatch, tmp_path) -> None:
+    hook = {**MODEL, "unique_id": "operation.csrwh.csrwh-on-run-start-0", "message": ""}
+    fake_dbt_child(
+        monkeypatch, EVENTS, {"success": True, "exception": None, "results": [hook, MODEL]}
+    )
+    outcome = dbt_runner.run_dbt(["build"], tmp_path / "csr.duckdb", quiet=True)
+    assert outcome.n_nodes == 1 and outcome.statuses == {"success": 1}
+    assert list(outcome.timings) == ["model.csrwh.m"] and outcome.failures == []
+
+    failed = {**hook, "status": "error", "message": "Catalog Error: no such database"}
+    fake_dbt_child(monkeypatch, EVENTS, {"success": False, "exception": None, "results": [failed]})
+    outcome = dbt_runner.run_dbt(["build"], tmp_path / "csr.duckdb", quiet=True)
+    assert outcome.n_nodes == 0 and outcome.failures == [
+        "operation.csrwh.csrwh-on-run-start-0: error Catalog Error: no such database"
+    ]
+
+
 def test_without_quiet_dbts_console_lines_are_printed(monkeypatch, tmp_path: Path, capsys) -> None:
     fake_dbt_child(monkeypatch, EVENTS)
     dbt_runner.run_dbt(["build"], tmp_path / "csr.duckdb", quiet=False)

@@ -17,6 +17,7 @@ import duckdb
 import pytest
 
 from csrwh.config import PROJECT_ROOT
+from csrwh.dbt_support import partitions
 
 
 def _load(relative: str, name: str):
@@ -36,6 +37,8 @@ class _Dbt:
 
     def __init__(self, con, identifier: str, incremental: bool, config: dict | None = None):
         self._con = con
+        # the project's on-run-start hook (macros/create_partitions_schema.sql)
+        con.execute(f'create schema if not exists "memory"."{partitions.SCHEMA}"')
         values = config or {}
 
         class _Config:
@@ -313,3 +316,15 @@ def test_crs_leaderboard_is_kept_while_its_inputs_are_unchanged(
     assert len(computed.args) == 1
     _run(lb, con, "leaderboard_full", incremental=False, config=config)
     _same(con, "leaderboard", "leaderboard_full")
+
+
+def test_the_partitions_schema_is_created_once_before_the_models_run() -> None:
+    """Two Python models running at once each creating the schema in their own transaction
+    make DuckDB refuse the second commit; the project's on-run-start hook creates it instead,
+    under the name the models write to."""
+    import yaml
+
+    project = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
+    assert "{{ create_partitions_schema() }}" in project["on-run-start"]
+    macro = (PROJECT_ROOT / "macros/create_partitions_schema.sql").read_text(encoding="utf-8")
+    assert f'"{{{{ target.database }}}}"."{partitions.SCHEMA}"' in macro

@@ -219,48 +219,6 @@ def test_exclusions_file_gives_a_reason_for_every_entry() -> None:
         assert name in entries
 
 
-def test_gx_is_imported_without_pyspark() -> None:
-    """With the spark extra installed, GX imported pyspark, whose connect module ended a
-    ``python -c`` process with exit 0 at the import (the gate's code never ran)."""
-    import subprocess
-    import sys
-
-    pytest.importorskip("pyspark")
-    code = (
-        "import sys\n"
-        "from csrwh.gate.gx_duckdb import gx_version\n"
-        "gx_version()\n"
-        "print('reached', 'pyspark' in sys.modules)\n"
-    )
-    run = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.strip() == "reached False", run.stderr[-2000:]
-
-
-def test_gx_is_imported_after_pyspark_without_ending_the_process() -> None:
-    """Once pyspark is loaded (the Spark build's functions, or a test of them, in the same
-    process), GX's import went on to pyspark.sql.connect, which ended a ``python -c`` process
-    -- or a pytest-xdist worker -- with exit 0 (CI: the gate's tests after test_udfs_spark)."""
-    import subprocess
-    import sys
-
-    pytest.importorskip("pyspark")
-    code = (
-        "import sys\n"
-        "import pyspark.sql\n"
-        "from csrwh.gate.gx_duckdb import gx_version\n"
-        "gx_version()\n"
-        "print('reached', 'pyspark.sql.connect' in sys.modules)\n"
-    )
-    run = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.strip() == "reached False", run.stderr[-2000:]
-
-
 def test_spark_build_refusal_leaves_nothing_behind(tmp_path: Path, monkeypatch) -> None:
     """A Spark build that stops early (here: marts-from-duckdb without a DuckDB warehouse)
     says so in one line, releases the lock and removes its work folder; nothing else is
