@@ -308,10 +308,12 @@ def run_dbt_in_process(
 
 
 def child_environment() -> dict[str, str]:
-    """The child's environment: this one, with OpenBLAS on one thread unless the user chose
-    (dbt runs two nodes at once on two cores, and the models' BLAS calls are small: the
-    leaderboard's fits pin OpenBLAS to one thread anyway, :mod:`csrwh.measures.ranking`)."""
-    return {"OPENBLAS_NUM_THREADS": "1", **os.environ}
+    """The child's environment: this one, with OpenBLAS on one thread whatever the user set.
+    The models' BLAS calls are small (dbt runs two nodes at once on two cores), and with any
+    other value the leaderboard's pin (:mod:`csrwh.measures.ranking`) would scan the loaded
+    libraries from a dbt worker thread, which can deadlock against another thread's import of
+    a C extension (dl_iterate_phdr's lock against the GIL)."""
+    return {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
 
 
 def _run_child(
