@@ -262,17 +262,13 @@ def run_dbt(
     finished node (a :class:`~csrwh.pipeline.dbt_child.DbtEvent`); ``temp_dir`` is DuckDB's
     spill folder (default :func:`default_temp_dir`)."""
     temp = Path(temp_dir) if temp_dir is not None else default_temp_dir(database)
-    dbt_args = _dbt_arguments(args, database, temp)
-    listeners = _Listeners(quiet, log_file, on_event)
-    try:
-        started = listeners.watch.started = time.perf_counter()
-        report = _run_child(dbt_args, listeners, f"dbt {args[0]}", temp, log_file)
-    finally:
-        listeners.close()
-    seconds = time.perf_counter() - started
-    _could_not_run(report, args, log_file)
+
+    def in_child(dbt_args: list[str], listeners: _Listeners) -> dict[str, Any]:
+        return _run_child(dbt_args, listeners, f"dbt {args[0]}", temp, log_file)
+
+    outcome = _invoke(args, database, temp, quiet, log_file, on_event, in_child)
     release_database(database)
-    return _outcome(report, seconds, log_file, listeners.watch)
+    return outcome
 
 
 def run_dbt_in_process(
@@ -288,21 +284,36 @@ def run_dbt_in_process(
     build, whose dbt-spark ``session`` method uses this process's SparkSession."""
     from dbt.cli.main import dbtRunner
 
+    def in_process(dbt_args: list[str], listeners: _Listeners) -> dict[str, Any]:
+        def listen(msg: Any) -> None:
+            record = event_dict(msg)
+            if record is not None:
+                listeners(DbtEvent(record))
+
+        return result_dict(dbtRunner(callbacks=[listen]).invoke(dbt_args))
+
+    return _invoke(args, database, temp_dir, quiet, log_file, on_event, in_process)
+
+
+def _invoke(
+    args: list[str],
+    database: Path,
+    temp_dir: Path | None,
+    quiet: bool,
+    log_file: Path | None,
+    on_event: Callable[[Any], None] | None,
+    invoke: Callable[[list[str], _Listeners], dict[str, Any]],
+) -> DbtOutcome:
+    """dbt's arguments for ``args``, ``invoke`` run with the listeners, and its report read:
+    what :func:`run_dbt` and :func:`run_dbt_in_process` share."""
     dbt_args = _dbt_arguments(args, database, temp_dir)
     listeners = _Listeners(quiet, log_file, on_event)
-
-    def listen(msg: Any) -> None:
-        record = event_dict(msg)
-        if record is not None:
-            listeners(DbtEvent(record))
-
     try:
         started = listeners.watch.started = time.perf_counter()
-        result = dbtRunner(callbacks=[listen]).invoke(dbt_args)
+        report = invoke(dbt_args, listeners)
     finally:
         listeners.close()
     seconds = time.perf_counter() - started
-    report = result_dict(result)
     _could_not_run(report, args, log_file)
     return _outcome(report, seconds, log_file, listeners.watch)
 

@@ -79,8 +79,11 @@ def readme_cluster_command() -> list[str]:
     return words
 
 
-def _build(place: Path, name: str, remote: str, stage: Path) -> subprocess.CompletedProcess:
-    """The documented cluster command, with this test's server, stage, data and warehouse."""
+def _build(
+    place: Path, name: str, remote: str, stage: Path, *, master: str | None = None
+) -> subprocess.CompletedProcess:
+    """The documented cluster command, with this test's server, stage, data and warehouse;
+    with ``master``, the same command with ``--spark-master`` in place of ``--spark-remote``."""
     values = {
         "--spark-remote": remote,
         "--stage": str(stage),
@@ -93,7 +96,13 @@ def _build(place: Path, name: str, remote: str, stage: Path) -> subprocess.Compl
     for i, word in enumerate(command[:-1]):
         if word in values:
             command[i + 1] = values[word]
+    if master is not None:
+        at = command.index("--spark-remote")
+        command[at : at + 2] = ["--spark-master", master]
     env = dict(os.environ, CSRWH_DBT_TARGET_PATH=str(place / "target" / name), DO_NOT_TRACK="1")
+    # the driver of a --spark-master build is this process: the workers reach it on 127.0.0.1,
+    # and its executors fit the workers' 1 GB
+    env.update(SPARK_LOCAL_IP="127.0.0.1", CSRWH_SPARK_EXECUTOR_MEMORY="768m")
     env.pop("SPARK_REMOTE", None)
     return subprocess.run(
         command, check=False, capture_output=True, text=True, env=env, timeout=3000
@@ -155,32 +164,55 @@ def test_a_stage_the_workers_do_not_share_is_one_line(place: Path, cluster: Loca
     assert not (place / "builds" / "unshared" / "demo.duckdb.spark").exists()
 
 
-def test_cluster_build_equals_duckdb_by_value(place: Path, cluster: LocalCluster) -> None:
+def _duckdb_build(place: Path, name: str) -> None:
+    """The sample built by DuckDB into the warehouse the cluster build then writes beside (the
+    reference its marts are compared with)."""
     from csrwh.gate.run import gate
     from csrwh.pipeline import build
 
-    name = "cluster"
     warehouse = place / "builds" / name / "demo.duckdb"
     os.environ["CSRWH_DBT_TARGET_PATH"] = str(place / "target" / "duckdb")
     try:
         assert build(place / "data", warehouse, gates=[gate]).published
     finally:
         os.environ.pop("CSRWH_DBT_TARGET_PATH", None)
-    remote, _server = cluster.start_connect()
-    started = time.perf_counter()
-    run = _build(place, name, remote, place / "stage")
-    seconds = time.perf_counter() - started
+
+
+def _check_cluster_build(place: Path, name: str, run: subprocess.CompletedProcess) -> None:
+    """The cluster build published every mart equal to DuckDB's by value, kept a local copy of
+    each, named its folder on the stage in the manifest and removed its own work folder."""
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    print(f"cluster build of the sample: {seconds:.0f} s")
     assert "nanobind: leaked" not in run.stderr
+    warehouse = place / "builds" / name / "demo.duckdb"
     parity = spark_parity.compare(warehouse)
     assert [p.line() for p in parity if p.status != "match"] == []
     assert sorted(p.mart for p in parity) == sorted(spark.project_marts())
-    # the local copy of every mart, and the manifest names the build's folder on the stage
     manifest = json.loads((spark.spark_dir(warehouse) / ".csrwh-spark.json").read_text())
     assert sorted(manifest["marts"]) == sorted(spark.project_marts())
-    (stage_folder,) = (place / "stage").iterdir()
-    assert manifest["stage"] == stage_folder.as_uri()
+    (stage_folder,) = [p for p in (place / "stage").iterdir() if p.as_uri() == manifest["stage"]]
     assert (stage_folder / "main.db").is_dir()
-    # the build's own work folder is gone
     assert not [p for p in warehouse.with_name("demo.duckdb.build").iterdir() if "spark-" in p.name]
+
+
+def test_cluster_build_equals_duckdb_by_value(place: Path, cluster: LocalCluster) -> None:
+    _duckdb_build(place, "cluster")
+    remote, server = cluster.start_connect()
+    try:
+        started = time.perf_counter()
+        run = _build(place, "cluster", remote, place / "stage")
+        print(f"cluster build of the sample: {time.perf_counter() - started:.0f} s")
+    finally:
+        cluster.stop_process(server)  # its executors hold the workers' cores
+    _check_cluster_build(place, "cluster", run)
+
+
+def test_standalone_master_build_with_a_stage_equals_duckdb_by_value(
+    place: Path, cluster: LocalCluster
+) -> None:
+    """``--spark-master spark://…`` without Connect: the driver is the build's process, the
+    executors run on the workers, which see the stage and not the build's folder."""
+    _duckdb_build(place, "standalone")
+    started = time.perf_counter()
+    run = _build(place, "standalone", "", place / "stage", master=cluster.master_url)
+    print(f"standalone-master build of the sample: {time.perf_counter() - started:.0f} s")
+    _check_cluster_build(place, "standalone", run)
