@@ -125,6 +125,19 @@ def report_from_json(data: dict[str, Any]) -> ValidationReport:
     )
 
 
+def record_checks(database: Path, run_id: str, outcomes: list[ExpectationOutcome]) -> None:
+    """:func:`record_results` of checks the build made itself, now (not a suite run)."""
+    record_results(
+        database,
+        ValidationReport(
+            run_id=run_id,
+            database=database,
+            validated_at=dt.datetime.now(dt.UTC).replace(tzinfo=None),
+            outcomes=outcomes,
+        ),
+    )
+
+
 def record_results(database: Path, report: ValidationReport) -> None:
     """Append the report's outcomes to ``main.dq_results``.
 

@@ -8,7 +8,6 @@ new value is printed on one line and recorded in ``main.dq_results`` under the b
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from csrwh import dq_results
-from csrwh.gate.run import ExpectationOutcome, ValidationReport, record_results
+from csrwh.gate.results import ExpectationOutcome, record_checks
 from csrwh.pipeline import lineage
 from csrwh.pipeline.dbt_runner import DbtOutcome
 
@@ -135,13 +134,5 @@ def report(
     lines = warning_lines(outcomes)
     for line in lines:
         console.print(f"  [yellow]![/yellow] {escape(line)}")
-    record_results(
-        database,
-        ValidationReport(
-            run_id=build_id,
-            database=database,
-            validated_at=dt.datetime.now(dt.UTC).replace(tzinfo=None),
-            outcomes=outcomes,
-        ),
-    )
+    record_checks(database, build_id, outcomes)
     return lines

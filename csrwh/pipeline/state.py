@@ -187,10 +187,9 @@ def _rows(state: _State, table: str, dropped: set[str]) -> int:
 def _record_volumes(
     database: Path, build_id: str, volumes: list[_Volume], allow_shrink: bool
 ) -> None:
-    import datetime as dt
 
     from csrwh.dq_results import VOLUME_SUITE
-    from csrwh.gate.run import ExpectationOutcome, ValidationReport, record_results
+    from csrwh.gate.results import ExpectationOutcome, record_checks
 
     if not volumes:
         return
@@ -213,12 +212,4 @@ def _record_volumes(
         )
         for v in volumes
     ]
-    record_results(
-        database,
-        ValidationReport(
-            run_id=build_id,
-            database=database,
-            validated_at=dt.datetime.now(dt.UTC).replace(tzinfo=None),
-            outcomes=outcomes,
-        ),
-    )
+    record_checks(database, build_id, outcomes)
