@@ -72,8 +72,10 @@ def cluster(place: Path):
 
 
 def readme_cluster_command() -> list[str]:
-    """The documented one command for a cluster (docs/spark.md, "One command on a cluster")."""
-    block = code_blocks(doc_section("One command on a cluster")[1], "bash")[0]
+    """The documented one command for a cluster: README's "When your data outgrows one
+    machine", the same as docs/spark.md's "One command on a cluster"."""
+    block = code_blocks(doc_section("When your data outgrows one machine")[1], "bash")[0]
+    assert block == code_blocks(doc_section("One command on a cluster")[1], "bash")[0]
     words = shlex.split(block.replace("\\\n", " "))
     assert words[:4] == [".venv/bin/csrwh", "build", "--engine", "spark"], words
     return words
