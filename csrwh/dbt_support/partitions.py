@@ -78,7 +78,8 @@ def corpus_digests(relation, columns: Iterable[str]) -> dict[str, str]:
 
 #: The schema of the partitions' digests: out of the marts' (not listed, exported or compared
 #: as marts), one table per model, named as the model. The project's on-run-start hook
-#: creates it (macros/create_partitions_schema.sql), before any model that writes to it runs.
+#: creates it (macros/create_partitions_schema.sql) before any model that writes to it runs:
+#: two models creating it in their own transactions at once make DuckDB refuse one commit.
 SCHEMA = "partitions"
 
 
@@ -120,6 +121,9 @@ def previous_digests(session, dbt, version: str) -> dict[str, str]:
 def save_digests(session, dbt, version: str, digests: Mapping[str, str]) -> None:
     """Record, for the table the model returns, each corpus's inputs digest and ``version``."""
     table = _partitions_table(dbt.this)
+    # in a dbt run the project's on-run-start hook has created it (two models creating it at
+    # once conflict); this serves a model run outside dbt
+    session.execute(f'create schema if not exists "{dbt.this.database}"."{SCHEMA}"')
     session.execute(
         f"create or replace table {table} (corpus varchar, inputs_digest varchar, "
         "code_version varchar)"

@@ -19,7 +19,6 @@ import pandas as pd
 import pytest
 
 from csrwh.config import PROJECT_ROOT
-from csrwh.dbt_support import partitions
 from csrwh.measures import agreement as stats
 
 
@@ -39,8 +38,6 @@ class _Dbt:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, config: dict | None = None) -> None:
         self._con = con
-        # the project's on-run-start hook (macros/create_partitions_schema.sql)
-        con.execute(f'create schema if not exists "memory"."{partitions.SCHEMA}"')
         values = config or {}
         self.is_incremental = False  # built from nothing (csrwh.dbt_support.partitions)
 

@@ -37,8 +37,6 @@ class _Dbt:
 
     def __init__(self, con, identifier: str, incremental: bool, config: dict | None = None):
         self._con = con
-        # the project's on-run-start hook (macros/create_partitions_schema.sql)
-        con.execute(f'create schema if not exists "memory"."{partitions.SCHEMA}"')
         values = config or {}
 
         class _Config:
