@@ -237,6 +237,7 @@ def _run_suite(
     only add serialisation work here); the result is put in the validation-results store as
     a ValidationDefinition run would, which is all the docs builder reads.
     """
+    from great_expectations.core import ExpectationSuiteValidationResult
     from great_expectations.data_context.types.resource_identifiers import (
         ExpectationSuiteIdentifier,
         ValidationResultIdentifier,
@@ -275,19 +276,29 @@ def _run_suite(
     failed = [e for e in built_ins if e.name in by_name and not by_name[e.name].success]
     if failed:
         by_name |= {r.expectation_config.meta.get("name"): r for r in run(failed, complete).results}
-    # one validation result per suite, its expectations in the suite's order
-    result.results = [by_name[e.name] for e in spec.expectations if e.name in by_name]
-    statistics = calc_validation_statistics(result.results)  # as GX's validator states them
-    result.success = statistics.success
-    result.statistics = {
-        key: getattr(statistics, key)
-        for key in (
-            "evaluated_expectations",
-            "successful_expectations",
-            "unsuccessful_expectations",
-            "success_percent",
-        )
-    }
+    # one validation result per suite, its expectations in the suite's order, its statistics
+    # and success as GX's validator states them
+    results = [by_name[e.name] for e in spec.expectations if e.name in by_name]
+    statistics = calc_validation_statistics(results)
+    result = ExpectationSuiteValidationResult(
+        success=statistics.success,
+        results=results,
+        suite_name=result.suite_name,
+        suite_parameters=result.suite_parameters,
+        statistics={
+            key: getattr(statistics, key)
+            for key in (
+                "evaluated_expectations",
+                "successful_expectations",
+                "unsuccessful_expectations",
+                "success_percent",
+            )
+        },
+        meta=result.meta,
+        batch_id=result.batch_id,
+        result_url=result.result_url,
+        id=result.id,
+    )
     if keep_for_docs:
         result.meta["run_id"] = run_id
         result.meta["validation_time"] = run_id.run_time
