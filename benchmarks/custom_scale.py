@@ -34,7 +34,10 @@ inherits); per-phase times are the spans between the build's phase
 changes (``lock``, ``copy``, ``ingest``, ``dbt``, ``gate``, ``publish``), the last one ending
 with the process; the build's CPU time (user + system, ``/proc/<pid>/stat``), in all and by
 phase, the comparable figure on a shared machine; the slowest dbt nodes (their execute windows in ``run_results.json``) with
-the tree's peak RSS while each ran. A failed build prints its error line and the first failures it listed.
+the tree's peak RSS while each ran; the input's size on disk, the published warehouse file's
+size and its ratio to the input, the peak size of the build's spill folder
+(``<warehouse>.build/tmp``, sampled with the RSS), and what each schema and the largest tables
+store (``pragma_storage_info``'s blocks). A failed build prints its error line and the first failures it listed.
 Figures come from one run on one (shared) machine: the ratios are the comparable part.
 """
 
@@ -65,6 +68,52 @@ SLOW = 10_000  # --skip-slow drops generated sizes above this
 PHASES = ("ingest", "dbt", "gate", "publish")
 #: the build's settings a run inherits from the environment (printed: default unless set)
 SETTINGS = ("CSRWH_MEMORY_LIMIT", "CSRWH_THREADS")
+
+
+def _folder_bytes(folder: Path) -> int:
+    """The disk space the files under ``folder`` take (allocated blocks; 0 when it is gone)."""
+    total = 0
+    for dirpath, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+            except FileNotFoundError:  # a spill file removed while walking
+                pass
+    return total
+
+
+def storage_by_table(warehouse: Path) -> dict[str, float]:
+    """MiB each table of ``warehouse`` takes in its file: the distinct blocks (and the string
+    overflow blocks) DuckDB's ``pragma_storage_info`` lists for it, times the block size.
+    Views take none."""
+    import duckdb
+
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        (block_size,) = con.execute("select block_size from pragma_database_size()").fetchone()
+        sizes = {}
+        tables = con.execute(
+            "select schema_name, table_name from duckdb_tables() where not temporary"
+        ).fetchall()
+        for schema, table in tables:
+            info = f'pragma_storage_info(\'"{schema}"."{table}"\')'
+            (blocks,) = con.execute(
+                f"select count(distinct block) from ("
+                f"select block_id as block from {info} where persistent and block_id >= 0 "
+                f"union all select unnest(additional_block_ids) from {info} where persistent)"
+            ).fetchone()
+            sizes[f"{schema}.{table}"] = blocks * block_size / 2**20
+        return sizes
+    finally:
+        con.close()
+
+
+def storage_by_schema(by_table: dict[str, float]) -> dict[str, float]:
+    by_schema: dict[str, float] = {}
+    for name, mib in by_table.items():
+        schema = name.split(".", 1)[0]
+        by_schema[schema] = by_schema.get(schema, 0.0) + mib
+    return dict(sorted(by_schema.items(), key=lambda kv: -kv[1]))
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -162,11 +211,15 @@ def run_build(data: Path, work: Path, label: str) -> dict:
     )
     samples: list[tuple[float, float]] = []
     cpu: list[tuple[float, float]] = []  # (epoch seconds, the build's CPU seconds so far)
+    spill = work / "warehouse" / "csr.duckdb.build" / "tmp"  # csrwh.pipeline.paths.temp_dir
+    peak_spill = 0
     done = threading.Event()
 
     def sample() -> None:
+        nonlocal peak_spill
         while not done.is_set():
             now = time.time()
+            peak_spill = max(peak_spill, _folder_bytes(spill))
             kb = bb._tree_rss_kb(proc.pid)
             if kb:
                 samples.append((now, kb / 1024))
@@ -209,6 +262,7 @@ def run_build(data: Path, work: Path, label: str) -> dict:
         peak = max((mb for s, mb in samples if t <= s <= end + 0.1), default=0.0)
         rss_phases[phase] = max(rss_phases.get(phase, 0.0), peak)
     error, failures = parse_output(output)
+    tables = storage_by_table(warehouse) if proc.returncode == 0 else {}
     # each dbt node's time and the tree's peak RSS while it ran (nodes run two at a time: a
     # node shares the RSS figure with whatever ran beside it), slowest first
     nodes = sorted(
@@ -224,6 +278,11 @@ def run_build(data: Path, work: Path, label: str) -> dict:
         reverse=True,
     )
     return {
+        "input_bytes": _folder_bytes(data),
+        "warehouse_bytes": warehouse.stat().st_size if warehouse.is_file() else 0,
+        "peak_spill_bytes": peak_spill,
+        "storage_mib_by_schema": storage_by_schema(tables),
+        "largest_tables_mib": dict(sorted(tables.items(), key=lambda kv: -kv[1])[:8]),
         "nodes": [
             {"model": n, "seconds": t, "cpu_seconds": c, "peak_rss_mb": mb} for t, c, mb, n in nodes
         ],
@@ -318,6 +377,19 @@ def _line(r: dict) -> str:
         f"{(r['startup'] or 0) + other:.1f}  peak RSS by phase (MB): {by_phase or '-'}"
         f"\n{'':<18} CPU by phase (s): {cpu_phases or '-'}"
     )
+    if r.get("input_bytes"):
+        out += (
+            f"\n{'':<18} input {r['input_bytes'] / 2**20:.0f} MiB; warehouse file "
+            f"{r['warehouse_bytes'] / 2**20:.0f} MiB ({r['warehouse_bytes'] / r['input_bytes']:.2f}x "
+            f"the input); peak spill {r['peak_spill_bytes'] / 2**20:.0f} MiB"
+        )
+    if r.get("storage_mib_by_schema"):
+        out += f"\n{'':<18} stored by schema (MiB): " + ", ".join(
+            f"{k} {v:.1f}" for k, v in r["storage_mib_by_schema"].items()
+        )
+        out += f"\n{'':<18} largest tables (MiB): " + ", ".join(
+            f"{k} {v:.1f}" for k, v in r["largest_tables_mib"].items()
+        )
     if r.get("nodes"):
         out += (
             f"\n{'':<18} slowest dbt nodes (wall s / the build's CPU s meanwhile / peak RSS MB "
@@ -354,7 +426,14 @@ def _ratio(label: str, a: dict | None, b: dict | None) -> str | None:
         f"CPU {a['cpu_seconds']:.1f} / {b['cpu_seconds']:.1f} s = "
         f"{a['cpu_seconds'] / b['cpu_seconds']:.2f}{phases}; "
         f"peak RSS {a['peak_rss_mb']:.0f} / {b['peak_rss_mb']:.0f} MB = "
-        f"{a['peak_rss_mb'] / b['peak_rss_mb']:.2f}{note}"
+        f"{a['peak_rss_mb'] / b['peak_rss_mb']:.2f}"
+        + (
+            f"; warehouse {a['warehouse_bytes'] / 2**20:.0f} / {b['warehouse_bytes'] / 2**20:.0f} MiB = "
+            f"{a['warehouse_bytes'] / b['warehouse_bytes']:.2f}"
+            if a.get("warehouse_bytes") and b.get("warehouse_bytes")
+            else ""
+        )
+        + note
     )
 
 

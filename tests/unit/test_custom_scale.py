@@ -422,3 +422,27 @@ def test_benchmark_measures_cpu_of_a_process():
     cpu = [(10.0, 1.0), (11.0, 3.0), (12.0, 4.5)]
     assert bench._cpu_between(cpu, 10.0, 12.0) == 3.5
     assert bench._cpu_between(cpu, 9.0, 11.0) == 3.0
+
+
+def test_benchmark_measures_what_each_table_stores(tmp_path):
+    import duckdb
+
+    bench = _benchmark()
+    path = tmp_path / "w.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("create schema staging")
+    # 8 MiB of 8 KB strings, stored uncompressed: all but one block are overflow blocks
+    con.execute("set force_compression = 'uncompressed'")
+    con.execute(
+        "create table staging.big as select (select string_agg(md5(i || '.' || j), '') "
+        "from range(256) r(j)) as t from range(1000) r(i)"
+    )
+    con.execute("create table small as select 1 as x")
+    con.execute("create view v as select * from staging.big")
+    con.close()
+    tables = bench.storage_by_table(path)
+    assert set(tables) == {"staging.big", "main.small"}  # a view stores nothing
+    assert 7.5 <= tables["staging.big"] <= 9 and tables["main.small"] <= 0.25
+    assert list(bench.storage_by_schema(tables)) == ["staging", "main"]
+    assert bench._folder_bytes(tmp_path) >= path.stat().st_size > 0
+    assert bench._folder_bytes(tmp_path / "gone") == 0
