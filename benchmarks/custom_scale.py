@@ -117,15 +117,25 @@ def storage_by_schema(by_table: dict[str, float]) -> dict[str, float]:
 
 
 def _cpu_seconds(pid: int) -> float | None:
-    """CPU time (user + system, every thread, and its children already waited for) of ``pid``
-    so far, from ``/proc/<pid>/stat``; None once it has ended."""
+    """CPU time (user + system, every thread) of ``pid`` and its process tree so far: its own
+    and its children's already waited for (``/proc/<pid>/stat``), plus that of every live
+    descendant (the build's dbt child while it runs); None once ``pid`` has ended."""
     try:
         with open(f"/proc/{pid}/stat") as fh:
             fields = fh.read().rsplit(")", 1)[1].split()
+        tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return None
     # after the command: state ppid ... utime(12) stime(13) cutime(14) cstime(15), 0-based
-    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    total = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                children = fh.read().split()
+        except OSError:  # a thread that ended meanwhile
+            continue
+        total += sum(_cpu_seconds(int(child)) or 0.0 for child in children)
+    return total
 
 
 def _cpu_between(cpu: list[tuple[float, float]], start: float, end: float) -> float:

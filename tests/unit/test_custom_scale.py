@@ -8,7 +8,9 @@ from __future__ import annotations
 import inspect
 import itertools
 import json
+import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -401,21 +403,27 @@ def test_benchmark_reports_the_ratios():
 
 def test_benchmark_measures_cpu_of_a_process():
     bench = _benchmark()
-    burn = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\ntime.sleep(5)",
-        ]
+    # a child burning CPU while it runs (as the build's dbt child) is counted before it ends
+    grandchild = (
+        "import time\nt = time.process_time()\nwhile time.process_time() - t < 1: pass\n"
+        "time.sleep(30)"
     )
+    script = (
+        "import subprocess, sys, time\n"
+        "t = time.process_time()\nwhile time.process_time() - t < 0.5: pass\n"
+        f"subprocess.run([sys.executable, '-c', {grandchild!r}])"
+    )
+    burn = subprocess.Popen([sys.executable, "-c", script])
     try:
         deadline = time.time() + 30
         used = 0.0
-        while time.time() < deadline and used < 0.5:
+        while time.time() < deadline and used < 1.5:
             used = bench._cpu_seconds(burn.pid) or 0.0
             time.sleep(0.1)
-        assert 0.5 <= used < 5
+        assert 1.5 <= used < 6
     finally:
+        for child in Path(f"/proc/{burn.pid}/task/{burn.pid}/children").read_text().split():
+            os.kill(int(child), signal.SIGKILL)
         burn.kill()
         burn.wait()
     assert bench._cpu_seconds(burn.pid) is None  # reaped: no such process
