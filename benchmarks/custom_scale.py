@@ -70,89 +70,19 @@ PHASES = ("ingest", "dbt", "gate", "publish")
 SETTINGS = ("CSRWH_MEMORY_LIMIT", "CSRWH_THREADS")
 
 
-def _folder_bytes(folder: Path) -> int:
-    """The disk space the files under ``folder`` take (allocated blocks; 0 when it is gone)."""
-    total = 0
-    for dirpath, _, files in os.walk(folder):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
-            except FileNotFoundError:  # a spill file removed while walking
-                pass
-    return total
-
-
-def storage_by_table(warehouse: Path) -> dict[str, float]:
-    """MiB each table of ``warehouse`` takes in its file: the distinct blocks (and the string
-    overflow blocks) DuckDB's ``pragma_storage_info`` lists for it, times the block size.
-    Views take none."""
-    import duckdb
-
-    con = duckdb.connect(str(warehouse), read_only=True)
-    try:
-        (block_size,) = con.execute("select block_size from pragma_database_size()").fetchone()
-        sizes = {}
-        tables = con.execute(
-            "select schema_name, table_name from duckdb_tables() where not temporary"
-        ).fetchall()
-        for schema, table in tables:
-            info = f'pragma_storage_info(\'"{schema}"."{table}"\')'
-            (blocks,) = con.execute(
-                f"select count(distinct block) from ("
-                f"select block_id as block from {info} where persistent and block_id >= 0 "
-                f"union all select unnest(additional_block_ids) from {info} where persistent)"
-            ).fetchone()
-            sizes[f"{schema}.{table}"] = blocks * block_size / 2**20
-        return sizes
-    finally:
-        con.close()
-
-
-def storage_by_schema(by_table: dict[str, float]) -> dict[str, float]:
-    by_schema: dict[str, float] = {}
-    for name, mib in by_table.items():
-        schema = name.split(".", 1)[0]
-        by_schema[schema] = by_schema.get(schema, 0.0) + mib
-    return dict(sorted(by_schema.items(), key=lambda kv: -kv[1]))
-
-
-def _cpu_seconds(pid: int) -> float | None:
-    """CPU time (user + system, every thread) of ``pid`` and its process tree so far: its own
-    and its children's already waited for (``/proc/<pid>/stat``), plus that of every live
-    descendant (the build's dbt child while it runs); None once ``pid`` has ended."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return None
-    # after the command: state ppid ... utime(12) stime(13) cutime(14) cstime(15), 0-based
-    total = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children") as fh:
-                children = fh.read().split()
-        except OSError:  # a thread that ended meanwhile
-            continue
-        total += sum(_cpu_seconds(int(child)) or 0.0 for child in children)
-    return total
-
-
-def _cpu_between(cpu: list[tuple[float, float]], start: float, end: float) -> float:
-    """CPU seconds used between two epoch times, from the (time, cumulative CPU) samples."""
-    before = [c for t, c in cpu if t <= start]
-    upto = [c for t, c in cpu if t <= end + 0.1]
-    return (upto[-1] if upto else 0.0) - (before[-1] if before else 0.0)
-
-
-def _build_benchmark():
-    """benchmarks/build.py (its RSS helpers), loaded by path."""
+def _benchmark_module(name: str):
+    """benchmarks/<name>.py, loaded by path (benchmarks/ is not on sys.path)."""
     spec = importlib.util.spec_from_file_location(
-        "build_benchmark", ROOT / "benchmarks" / "build.py"
+        f"{name}_benchmark", ROOT / "benchmarks" / f"{name}.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _build_benchmark():
+    """benchmarks/build.py (its RSS helpers)."""
+    return _benchmark_module("build")
 
 
 # ----------------------------------------------------------------------------- child process
@@ -198,6 +128,7 @@ def parse_output(output: list[str]) -> tuple[str | None, list[str]]:
 def run_build(data: Path, work: Path, label: str) -> dict:
     """Build ``data`` into a new warehouse under ``work``; wall, peak RSS, phases, outcome."""
     bb = _build_benchmark()
+    footprint = _benchmark_module("footprint")
     warehouse = work / "warehouse" / "csr.duckdb"
     phases_file = work / "phases.txt"
     env = dict(
@@ -229,11 +160,11 @@ def run_build(data: Path, work: Path, label: str) -> dict:
         nonlocal peak_spill
         while not done.is_set():
             now = time.time()
-            peak_spill = max(peak_spill, _folder_bytes(spill))
+            peak_spill = max(peak_spill, footprint.folder_bytes(spill))
             kb = bb._tree_rss_kb(proc.pid)
             if kb:
                 samples.append((now, kb / 1024))
-            used = _cpu_seconds(proc.pid)
+            used = footprint.cpu_seconds(proc.pid)
             if used is not None:
                 cpu.append((now, used))
             done.wait(0.1)
@@ -268,18 +199,18 @@ def run_build(data: Path, work: Path, label: str) -> dict:
     rss_phases: dict[str, float] = {}
     for (t, phase), end in zip(phases, [t for t, _ in phases[1:]] + [ended_epoch], strict=True):
         seconds[phase] = seconds.get(phase, 0.0) + end - t
-        cpu_phases[phase] = cpu_phases.get(phase, 0.0) + _cpu_between(cpu, t, end)
+        cpu_phases[phase] = cpu_phases.get(phase, 0.0) + footprint.cpu_between(cpu, t, end)
         peak = max((mb for s, mb in samples if t <= s <= end + 0.1), default=0.0)
         rss_phases[phase] = max(rss_phases.get(phase, 0.0), peak)
     error, failures = parse_output(output)
-    tables = storage_by_table(warehouse) if proc.returncode == 0 else {}
+    tables = footprint.storage_by_table(warehouse) if proc.returncode == 0 else {}
     # each dbt node's time and the tree's peak RSS while it ran (nodes run two at a time: a
     # node shares the RSS figure with whatever ran beside it), slowest first
     nodes = sorted(
         (
             (
                 end - start,
-                _cpu_between(cpu, start, end),
+                footprint.cpu_between(cpu, start, end),
                 max((mb for s, mb in samples if start <= s <= end + 0.1), default=0.0),
                 name,
             )
@@ -288,10 +219,10 @@ def run_build(data: Path, work: Path, label: str) -> dict:
         reverse=True,
     )
     return {
-        "input_bytes": _folder_bytes(data),
+        "input_bytes": footprint.folder_bytes(data),
         "warehouse_bytes": warehouse.stat().st_size if warehouse.is_file() else 0,
         "peak_spill_bytes": peak_spill,
-        "storage_mib_by_schema": storage_by_schema(tables),
+        "storage_mib_by_schema": footprint.storage_by_schema(tables),
         "largest_tables_mib": dict(sorted(tables.items(), key=lambda kv: -kv[1])[:8]),
         "nodes": [
             {"model": n, "seconds": t, "cpu_seconds": c, "peak_rss_mb": mb} for t, c, mb, n in nodes

@@ -402,7 +402,7 @@ def test_benchmark_reports_the_ratios():
 
 
 def test_benchmark_measures_cpu_of_a_process():
-    bench = _benchmark()
+    footprint = _benchmark()._benchmark_module("footprint")
     # a child burning CPU while it runs (as the build's dbt child) is counted before it ends
     grandchild = (
         "import time\nt = time.process_time()\nwhile time.process_time() - t < 1: pass\n"
@@ -418,7 +418,7 @@ def test_benchmark_measures_cpu_of_a_process():
         deadline = time.time() + 30
         used = 0.0
         while time.time() < deadline and used < 1.5:
-            used = bench._cpu_seconds(burn.pid) or 0.0
+            used = footprint.cpu_seconds(burn.pid) or 0.0
             time.sleep(0.1)
         assert 1.5 <= used < 6
     finally:
@@ -426,10 +426,10 @@ def test_benchmark_measures_cpu_of_a_process():
             os.kill(int(child), signal.SIGKILL)
         burn.kill()
         burn.wait()
-    assert bench._cpu_seconds(burn.pid) is None  # reaped: no such process
+    assert footprint.cpu_seconds(burn.pid) is None  # reaped: no such process
     cpu = [(10.0, 1.0), (11.0, 3.0), (12.0, 4.5)]
-    assert bench._cpu_between(cpu, 10.0, 12.0) == 3.5
-    assert bench._cpu_between(cpu, 9.0, 11.0) == 3.0
+    assert footprint.cpu_between(cpu, 10.0, 12.0) == 3.5
+    assert footprint.cpu_between(cpu, 9.0, 11.0) == 3.0
 
 
 def test_benchmark_measures_what_each_table_stores(tmp_path):
@@ -448,9 +448,10 @@ def test_benchmark_measures_what_each_table_stores(tmp_path):
     con.execute("create table small as select 1 as x")
     con.execute("create view v as select * from staging.big")
     con.close()
-    tables = bench.storage_by_table(path)
+    footprint = bench._benchmark_module("footprint")
+    tables = footprint.storage_by_table(path)
     assert set(tables) == {"staging.big", "main.small"}  # a view stores nothing
     assert 7.5 <= tables["staging.big"] <= 9 and tables["main.small"] <= 0.25
-    assert list(bench.storage_by_schema(tables)) == ["staging", "main"]
-    assert bench._folder_bytes(tmp_path) >= path.stat().st_size > 0
-    assert bench._folder_bytes(tmp_path / "gone") == 0
+    assert list(footprint.storage_by_schema(tables)) == ["staging", "main"]
+    assert footprint.folder_bytes(tmp_path) >= path.stat().st_size > 0
+    assert footprint.folder_bytes(tmp_path / "gone") == 0
