@@ -58,6 +58,12 @@ def resolve_warehouse(value: str | os.PathLike[str] | None = None) -> Path:
 #: dbt itself (~300 MB after parse) and the Python marts' heap.
 #: ``CSRWH_MEMORY_LIMIT`` overrides the default (and the 40% share) everywhere.
 MAX_MEMORY_LIMIT_MB = 1024
+#: DuckDB's ``zstd_min_string_length`` in a build: a string column whose strings average at
+#: least this many bytes is stored with ZSTD. DuckDB's default, 4096, leaves the turns' texts
+#: (hundreds of bytes each) uncompressed in every table that holds them; at 256 the real
+#: corpora's warehouse stores 129 MiB instead of 253 (BENCHMARKS.md, "Warehouse size"). Short
+#: strings (ids, roles, labels) keep DuckDB's dictionary and FSST compression.
+ZSTD_MIN_STRING_LENGTH = 256
 #: share of the machine's RAM a build lets DuckDB use when that is less than the cap
 MEMORY_SHARE = 0.40
 #: ``CSRWH_THREADS`` may ask for at most this many threads per core the process may use
@@ -161,9 +167,11 @@ def check_env() -> None:
 
 def duckdb_settings(temp_directory: Path) -> dict[str, str]:
     """The DuckDB settings a build (dbt's profile) and its ingest use: ``memory_limit``,
-    ``threads`` and ``temp_directory`` (where DuckDB spills what does not fit)."""
+    ``threads``, ``temp_directory`` (where DuckDB spills what does not fit) and
+    ``zstd_min_string_length`` (:data:`ZSTD_MIN_STRING_LENGTH`)."""
     return {
         "memory_limit": f"{memory_limit_mb()}MiB",
         "threads": str(threads()),
         "temp_directory": str(temp_directory),
+        "zstd_min_string_length": str(ZSTD_MIN_STRING_LENGTH),
     }

@@ -192,6 +192,7 @@ def _dbt_arguments(args: list[str], database: Path, temp_dir: Path | None) -> li
     os.environ["CSRWH_DBT_MEMORY_LIMIT"] = settings["memory_limit"]
     os.environ["CSRWH_DBT_THREADS"] = settings["threads"]
     os.environ["CSRWH_DBT_TEMP_DIR"] = settings["temp_directory"]
+    os.environ["CSRWH_DBT_ZSTD_MIN_STRING_LENGTH"] = settings["zstd_min_string_length"]
     # CSRWH_DBT_TARGET_PATH lets concurrent builds (e.g. parallel tests) keep apart artefacts.
     target = dbt_target_path()
     return [

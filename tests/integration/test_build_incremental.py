@@ -376,6 +376,7 @@ def test_memory_limit_and_threads_from_the_machine(monkeypatch: pytest.MonkeyPat
         "memory_limit": f"{int(2 * 10**9 / 2**20)}MiB",
         "threads": "5",
         "temp_directory": "/x/tmp",
+        "zstd_min_string_length": str(config.ZSTD_MIN_STRING_LENGTH),
     }
 
 

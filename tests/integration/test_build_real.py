@@ -311,3 +311,49 @@ def test_run_evaluation_on_the_real_qrels_agrees_with_an_independent_computation
         ).aggregate["nDCG@10"]
         == 1.0
     )
+
+
+def test_long_texts_are_stored_compressed(real_build) -> None:
+    """No string column whose stored strings average well above the build's
+    zstd_min_string_length (the turns' texts, the raw payloads) is stored uncompressed: ZSTD is
+    among DuckDB's choices for them (it keeps dictionary compression where that is smaller),
+    and the turns' texts take ZSTD."""
+    from csrwh.config import ZSTD_MIN_STRING_LENGTH
+
+    _, con = real_build
+    columns = con.execute(
+        "select schema_name, table_name, column_name from duckdb_columns() "
+        "where data_type in ('VARCHAR', 'JSON') and schema_name <> 'seeds' "
+        "and (schema_name, table_name) in (select schema_name, table_name from duckdb_tables())"
+    ).fetchall()
+    long_columns = {}
+    for schema, table, column in columns:
+        (average,) = con.execute(
+            f'select avg(strlen("{column}")) from "{schema}"."{table}"'
+        ).fetchone()
+        if average is not None and average >= 2 * ZSTD_MIN_STRING_LENGTH:
+            long_columns[f"{schema}.{table}.{column}"] = {
+                kind
+                for (kind,) in con.execute(
+                    f'select distinct compression from pragma_storage_info(\'"{schema}"."{table}"\') '
+                    "where column_name = ? and segment_type in ('VARCHAR', 'JSON')",
+                    [column],
+                ).fetchall()
+            }
+    assert long_columns["main.turns.text"] == {"ZSTD"}
+    uncompressed = {name for name, kinds in long_columns.items() if "Uncompressed" in kinds}
+    assert not uncompressed
+
+
+def test_conformed_turns_that_rename_a_table_are_views(real_build, module_tmp_path: Path) -> None:
+    """A turns_conformed model over a table is a view: the turns' texts are not stored again."""
+    manifest = json.loads((module_tmp_path / "target" / "manifest.json").read_text())
+    nodes = manifest["nodes"]
+    checked = 0
+    for node in nodes.values():
+        if node["resource_type"] == "model" and node["name"].endswith("__turns_conformed"):
+            (parent,) = node["depends_on"]["nodes"]
+            if nodes[parent]["config"]["materialized"] in ("table", "incremental"):
+                assert node["config"]["materialized"] == "view", node["name"]
+                checked += 1
+    assert checked >= 1
