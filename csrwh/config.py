@@ -61,8 +61,8 @@ MAX_MEMORY_LIMIT_MB = 1024
 #: DuckDB's ``zstd_min_string_length`` in a build: a string column whose strings average at
 #: least this many bytes is stored with ZSTD. DuckDB's default, 4096, leaves the turns' texts
 #: (hundreds of bytes each) uncompressed in every table that holds them; at 256 the real
-#: corpora's warehouse stores 129 MiB instead of 253 (BENCHMARKS.md, "Warehouse size"). Short
-#: strings (ids, roles, labels) keep DuckDB's dictionary and FSST compression.
+#: corpora's warehouse stores 129 MiB instead of 253 (BENCHMARKS.md, "Warehouse file ÷
+#: input"). Short strings (ids, roles, labels) keep DuckDB's dictionary and FSST compression.
 ZSTD_MIN_STRING_LENGTH = 256
 #: share of the machine's RAM a build lets DuckDB use when that is less than the cap
 MEMORY_SHARE = 0.40
