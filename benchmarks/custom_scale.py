@@ -152,7 +152,9 @@ def run_build(data: Path, work: Path, label: str) -> dict:
     )
     samples: list[tuple[float, float]] = []
     cpu: list[tuple[float, float]] = []  # (epoch seconds, the build's CPU seconds so far)
-    spill = work / "warehouse" / "csr.duckdb.build" / "tmp"  # csrwh.pipeline.paths.temp_dir
+    from csrwh.pipeline.paths import temp_dir
+
+    spill = temp_dir(warehouse)  # where the build's DuckDB spills
     peak_spill = 0
     done = threading.Event()
 
