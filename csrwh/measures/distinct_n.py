@@ -83,8 +83,8 @@ def scopes_of(keys) -> list[tuple[str, str, str]]:
 
 
 def _plain_grams(lowered: pa.Array, groups: np.ndarray) -> tuple[np.ndarray, pa.Table]:
-    """Words per utterance and the distinct (``n``, ``g``, ``gram``) of a batch: its plain
-    unigrams and bigrams per scope group ``g`` (``groups``: each utterance's)."""
+    """Words per utterance and the (``n``, ``g``, ``gram``) of a batch: its plain unigrams and
+    bigrams per scope group ``g`` (``groups``: each utterance's), repeats included."""
     lists = pc.utf8_split_whitespace(lowered)  # str.split(): Python's whitespace
     tokens = pc.list_flatten(lists)
     owner = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)
@@ -112,7 +112,9 @@ def _stream(con, src: str, utt: str, counts: str, grams: str, batch_rows: int) -
                 }
             )
         ).insert_into(counts)
-        writer.from_arrow(found).insert_into(grams)
+        # a batch's grams repeat (common words, one group's phrases): only its distinct ones are
+        # kept, so the work table grows with the vocabulary, not with the words
+        writer.from_arrow(found).distinct().insert_into(grams)
         del lowered, found
         _release()
 

@@ -117,12 +117,15 @@ def _plan(con, tag: str, scopes: list[Scope], limits: tuple[int, int, int]) -> l
 def _insert_hashed(writer, grams: pa.Table, target: str) -> None:
     """Insert (key, n, gram) rows with each gram as its 128-bit md5 (``md5_number``): a read's
     n-grams are compared by it (a collision, ~1e-20 for a billion distinct n-grams, would be
-    needed to change a figure), so long tokens (Chinese text has few spaces) stay 16 bytes."""
+    needed to change a figure), so long tokens (Chinese text has few spaces) stay 16 bytes; a
+    key's repeated n-grams are inserted once (only the distinct ones of a read are counted)."""
     name = f"_td_grams_{id(grams)}"
     writer.register(name, grams)
     try:
         key = grams.schema.names[0]
-        writer.execute(f"insert into {target} select {key}, n, md5_number(gram) from {name}")
+        writer.execute(
+            f"insert into {target} select distinct {key}, n, md5_number(gram) from {name}"
+        )
     finally:
         writer.unregister(name)
 
@@ -175,6 +178,31 @@ def _tokenise(con, src: str, tag: str, batch_rows: int) -> None:
         release()
 
 
+#: Kept utterances whose reads' distinct n-grams one query counts: the reads are counted a
+#: range of read ids at a time, so the set DuckDB makes distinct (and may spill) stays this size
+#: whatever the corpus's.
+KEPT_ROWS_PER_PASS = 250_000
+
+
+def _read_ranges(con, tag: str, rows: int) -> list[tuple[int, int]]:
+    """(first, last) read ids of consecutive ranges holding about ``rows`` kept and cut
+    utterances each (a range holds at least one read)."""
+    counts = con.execute(
+        f"select read_id, count(*) from (select read_id from {tag}.kept union all "
+        f"select read_id from {tag}.cuts) group by read_id order by read_id"
+    ).fetchall()
+    ranges: list[list[int]] = []
+    held = 0
+    for read_id, count in counts:
+        if ranges and held + count <= rows:
+            ranges[-1][1] = read_id
+            held += count
+        else:
+            ranges.append([read_id, read_id])
+            held = count
+    return [(first, last) for first, last in ranges]
+
+
 def dataset_figures(
     con, src: str, tag: str, scopes: list[Scope], batch_rows: int, limits: tuple[int, int, int]
 ) -> None:
@@ -202,12 +230,15 @@ def dataset_figures(
         ).fetchall()
     }
     found: dict[tuple[int, int], int] = {}
-    for read_id, n, count in con.execute(
-        f"select read_id, n, count(*) from (select k.read_id, g.n, g.gram from {tag}.kept k "
-        f"join {tag}_out.dgrams g using (ord) union select read_id, n, gram from {tag}_out.cutgrams) "
-        "group by all"
-    ).fetchall():
-        found[(read_id, n)] = count
+    for first, last in _read_ranges(con, tag, KEPT_ROWS_PER_PASS):
+        for read_id, n, count in con.execute(
+            f"select read_id, n, count(*) from (select k.read_id, g.n, g.gram from {tag}.kept k "
+            f"join {tag}_out.dgrams g using (ord) where k.read_id between $first and $last "
+            f"union select read_id, n, gram from {tag}_out.cutgrams "
+            "where read_id between $first and $last) group by all",
+            {"first": first, "last": last},
+        ).fetchall():
+            found[(read_id, n)] = count
     iterations = limits[1]
     for scope in scopes:
         if not scope.reads:

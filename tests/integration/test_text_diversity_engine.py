@@ -18,7 +18,7 @@ import pytest
 
 from csrwh.config import PROJECT_ROOT
 from csrwh.measures import distinct_n as dn
-from csrwh.measures import diversity, in_memory
+from csrwh.measures import diversity, in_memory, truncated
 from csrwh.measures.shuffles import LazySample, mean
 
 WORDS = ["The", "film.", "e.g.", "ΣΟΦΟΣ", "ΟΔΟΣ", "İstanbul", "ǅemal", "...", "a.b", "x", "你好"]
@@ -214,6 +214,8 @@ def test_model_is_the_definition(
     con, in_order = _warehouse(_lines(2400, max_words), max_words)
     monkeypatch.setattr(dn, "MAX_WORDS", max_words)
     monkeypatch.setattr(dn, "BATCH_ROWS", batch_rows)
+    # small batches: the reads' distinct n-grams counted a few reads at a time
+    monkeypatch.setattr(truncated, "KEPT_ROWS_PER_PASS", batch_rows)
     # every corpus in the bounded engine, or every one in memory
     monkeypatch.setattr(diversity, "IN_MEMORY_BYTES", -1 if engine == "bounded" else 2**40)
     got = model.model(_Dbt(con), con).to_pylist()
@@ -295,3 +297,36 @@ def test_small_corpora_take_the_in_memory_engine(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(diversity, "IN_MEMORY_BYTES", small)
     _load_model().model(_Dbt(con), con)
     assert calls == ["in_memory cosrec", "bounded crsarena"]
+
+
+def test_work_tables_hold_each_gram_once_per_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounded engine's work tables grow with the distinct n-grams, not with the words: a
+    batch's plain n-grams are inserted once per scope group (one batch here: once in all), a
+    kept utterance's (a cut read's) hashed n-grams once per utterance (read)."""
+    con, _ = _warehouse(_lines(2400, 400), 400)
+    monkeypatch.setattr(dn, "MAX_WORDS", 400)
+    monkeypatch.setattr(dn, "BATCH_ROWS", 100_000)
+    monkeypatch.setattr(diversity, "IN_MEMORY_BYTES", -1)
+    counted: dict[str, tuple[int, int]] = {}
+    real_stream, real_tokenise = dn._stream, truncated._tokenise
+
+    def count(con, table: str, key: str) -> tuple[int, int]:
+        return con.execute(
+            f"select count(*), count(distinct ({key}, n, gram)) from {table}"
+        ).fetchone()
+
+    def stream(con, src, utt, counts, grams, batch_rows):
+        real_stream(con, src, utt, counts, grams, batch_rows)
+        counted["plain"] = count(con, grams, "g")
+
+    def tokenise(con, src, tag, batch_rows):
+        real_tokenise(con, src, tag, batch_rows)
+        counted["kept"] = count(con, f"{tag}_out.dgrams", "ord")
+        counted["cut"] = count(con, f"{tag}_out.cutgrams", "read_id")
+
+    monkeypatch.setattr(dn, "_stream", stream)
+    monkeypatch.setattr(truncated, "_tokenise", tokenise)
+    _load_model().model(_Dbt(con), con)
+    assert set(counted) == {"plain", "kept", "cut"}
+    for name, (rows, distinct) in counted.items():
+        assert rows == distinct > 0, name
