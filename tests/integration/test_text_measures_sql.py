@@ -19,6 +19,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import duckdb
@@ -300,3 +301,64 @@ def test_python_memory_does_not_grow_with_the_texts(tmp_path: Path) -> None:
     # a batch of rows at a time: 10x the texts, the same peak (up to 1 MiB of noise); the
     # former model kept every text's results (~37 bytes a text more at its peak)
     assert large_peak < small_peak + 2**20, (small_peak, large_peak)
+
+
+_SPILL_TEXTS = 24_000  # of ~4 KiB each: ~96 MiB of text, 1.5 times DuckDB's memory limit below
+
+
+def _folder_bytes(folder: Path) -> int:
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            total += path.stat().st_size if path.is_file() else 0
+        except FileNotFoundError:  # a spill file removed meanwhile
+            pass
+    return total
+
+
+def test_duckdb_never_holds_the_texts(dbt_target: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Distinct texts are found by key and read back by place, so DuckDB holds keys, not
+    texts: with more text than its memory limit, the model builds without spilling (grouping
+    the texts, or keeping a CTE's rows with their texts, spills them)."""
+    warehouse = dbt_target / "long.duckdb"
+    con = duckdb.connect(str(warehouse))
+    con.execute("create schema intermediate")
+    con.execute(
+        "create table intermediate.int_turns_unioned as select 'c' || (i // 10) as "
+        "conversation_id, cast(i % 10 as integer) as turn_index, "
+        "repeat('lorem ipsum dolor sit amet ', 150) || i as text, "
+        "case when i % 3 = 0 then 'translated ' || repeat('consectetur ', 40) || i end "
+        "as text_translation from range(?) as t(i)",
+        [_SPILL_TEXTS],
+    )
+    text_bytes = con.execute(
+        "select sum(strlen(text) + coalesce(strlen(text_translation), 0)) "
+        "from intermediate.int_turns_unioned"
+    ).fetchone()[0]
+    con.close()
+    monkeypatch.setenv("CSRWH_MEMORY_LIMIT", "64MiB")
+    assert text_bytes > 1.4 * 64 * 2**20, text_bytes
+    spill = dbt_target / "spill"
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _folder_bytes(spill))
+            done.wait(0.02)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        outcome = run_dbt(
+            ["run", "--select", MODEL, "--full-refresh"], warehouse, quiet=True, temp_dir=spill
+        )
+    finally:
+        done.set()
+        sampler.join()
+    assert outcome.success, outcome.failures
+    assert peak[0] == 0, f"DuckDB spilled {peak[0]:,} B for {text_bytes:,} B of text"
+    rows, tokens = _query(
+        warehouse, f"select count(*), count(n_tokens_translation) from intermediate.{MODEL}"
+    )[0]
+    assert (rows, tokens) == (_SPILL_TEXTS, _SPILL_TEXTS // 3)

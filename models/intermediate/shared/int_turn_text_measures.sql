@@ -10,6 +10,8 @@
     reads the measures of the keys its previous table holds and measures only the distinct
     texts it has not measured before; it returns every current utterance's row (the replace
     strategy), so nothing of a removed utterance is kept. --full-refresh measures everything.
+    The query holds keys, never texts: each distinct text is read back from one place of its
+    key and streams to the functions (DuckDB's memory does not grow with the texts).
     On Spark the model is a table (Parquet tables take no delete, and a table cannot be
     overwritten from a query that reads it): every build measures every distinct text. -#}
 {{ config(
@@ -30,15 +32,15 @@ version as (
 
 ),
 
+-- the keys of every utterance's text and translation, without the texts: this CTE is read
+-- several times, and DuckDB keeps such a CTE's rows (with texts, every text at once)
 keyed as (
 
     -- NULL text is measured as '' (as the mart's n_chars/n_words); a NULL translation has none
     select
         turns.conversation_id,
         cast(turns.turn_index as int) as turn_index,
-        coalesce(turns.text, '') as text,
         md5(version.code_version || coalesce(turns.text, '')) as text_key,
-        turns.text_translation,
         case
             when turns.text_translation is not null
                 then md5(version.code_version || turns.text_translation)
@@ -78,11 +80,14 @@ kept_tokens as (
 ),
 {% endif %}
 
+-- the utterances whose text or translation is not measured yet, by key and place (not text)
 to_measure as (
 
     select
         keyed.text_key,
-        keyed.text
+        keyed.conversation_id,
+        keyed.turn_index,
+        false as is_translation
     from keyed
     {%- if keep %}
         left join kept_words on keyed.text_key = kept_words.text_key
@@ -91,7 +96,9 @@ to_measure as (
     union all
     select
         keyed.translation_key as text_key,
-        keyed.text_translation as text
+        keyed.conversation_id,
+        keyed.turn_index,
+        true as is_translation
     from keyed
     {%- if keep %}
         left join kept_tokens on keyed.translation_key = kept_tokens.text_key
@@ -104,13 +111,31 @@ to_measure as (
 
 ),
 
-distinct_texts as (
+-- one place per text to measure, found by key alone (grouping the texts themselves would
+-- hold every distinct text at once); the text is read back from that place
+first_places as (
 
     select
         text_key,
-        min(text) as text
+        min({{ struct_of(['conversation_id', 'turn_index', 'is_translation']) }}) as place
     from to_measure
     group by text_key
+
+),
+
+distinct_texts as (
+
+    select
+        first_places.text_key,
+        case
+            when first_places.place.is_translation then turns.text_translation
+            else coalesce(turns.text, '')
+        end as text
+    from first_places
+    inner join {{ ref('int_turns_unioned') }} as turns
+        on
+            first_places.place.conversation_id = turns.conversation_id
+            and first_places.place.turn_index = cast(turns.turn_index as int)
 
 ),
 
