@@ -74,6 +74,18 @@ def compiled(real_warehouse: Path) -> dict[str, str]:
     return {name: nodes[f"model.csrwh.{name}"]["compiled_code"] for _, name in MODELS}
 
 
+def _build_models(database: Path, compiled: dict[str, str], spill: Path) -> None:
+    """Run every model of MODELS' compiled SQL into ``database`` under LIMIT, two threads."""
+    config = {"memory_limit": LIMIT, "threads": "2", "temp_directory": str(spill)}
+    with duckdb.connect(str(database), config=config) as con:
+        for schema, model in MODELS:
+            con.execute(f"create schema if not exists {schema}")
+            try:
+                con.execute(f"create table {schema}.{model} as ({compiled[model]})")
+            except duckdb.OutOfMemoryException as exc:
+                pytest.fail(f"{schema}.{model} needs more than {LIMIT}: {exc}".splitlines()[0])
+
+
 def test_custom_models_fit_in_a_small_memory_limit_on_long_conversations(
     real_corpora: Path, real_warehouse: Path, compiled: dict[str, str], tmp_path: Path
 ) -> None:
@@ -86,14 +98,8 @@ def test_custom_models_fit_in_a_small_memory_limit_on_long_conversations(
     summary = run_ingest(data, database, corpora=["custom"], progress=False)
     assert (summary.records_loaded, summary.records_rejected) == (n_conversations, 0)
 
-    config = {"memory_limit": LIMIT, "threads": "2", "temp_directory": str(tmp_path / "spill")}
-    with duckdb.connect(str(database), config=config) as con:
-        for schema, model in MODELS:
-            con.execute(f"create schema if not exists {schema}")
-            try:
-                con.execute(f"create table {schema}.{model} as ({compiled[model]})")
-            except duckdb.OutOfMemoryException as exc:
-                pytest.fail(f"{schema}.{model} needs more than {LIMIT}: {exc}".splitlines()[0])
+    _build_models(database, compiled, tmp_path / "spill")
+    with duckdb.connect(str(database)) as con:
         rows = dict(
             con.execute(
                 "select 'conversations', count(*) from intermediate.int_custom__conversations "
@@ -109,3 +115,63 @@ def test_custom_models_fit_in_a_small_memory_limit_on_long_conversations(
     assert rows["conversations"] == n_conversations
     assert rows["messages"] == rows["turns"] == n_messages  # user and assistant messages only
     assert rows["message ratings"] == rated > 0
+
+
+#: messages of ~1.6 KB (eight a conversation, one a system message): ~430 MB of text, over three
+#: times LIMIT
+MESSAGES = 270_000
+
+
+def test_custom_turns_fit_in_a_small_memory_limit_with_more_text_than_it(
+    real_warehouse: Path, compiled: dict[str, str], tmp_path: Path
+) -> None:
+    """int_custom__turns numbers the turns over the messages' keys, so its memory does not grow
+    with their text: a window over the messages themselves (with their text) ran out of the
+    build's 1 GiB at a million generated conversations, and of LIMIT here."""
+    database = tmp_path / f"{real_warehouse.stem}.duckdb"
+    with duckdb.connect(str(database)) as con:
+        con.execute(f"attach '{real_warehouse}' as published (read_only)")
+        for schema, model in (
+            ("staging", "stg_custom__messages"),
+            ("intermediate", "int_custom__conversations"),
+        ):
+            con.execute(f"create schema if not exists {schema}")
+            con.execute(
+                f"create table {schema}.{model} as select * from published.{schema}.{model} limit 0"
+            )
+        con.execute("detach published")
+        con.execute(
+            "insert into intermediate.int_custom__conversations (conversation_id, corpus_name, "
+            "source_path, record_index) select 'custom:generated/' || i, 'generated', "
+            "'generated/part-00000.jsonl', i from range(?) as t(i)",
+            [MESSAGES // 8],
+        )
+        con.execute(
+            "insert into staging.stg_custom__messages (source_path, record_index, role, "
+            "message_text, message_index) select 'generated/part-00000.jsonl', i // 8, "
+            "case when i % 8 = 0 then 'system' when i % 2 = 1 then 'user' else 'assistant' end, "
+            "repeat('a message of a long conversation ', 48) || i, i % 8 from range(?) as t(i)",
+            [MESSAGES],
+        )
+        text_bytes = con.execute(
+            "select sum(strlen(message_text)) from staging.stg_custom__messages"
+        ).fetchone()[0]
+    assert text_bytes > 3 * 2**20 * int(LIMIT.removesuffix("MiB")), text_bytes
+
+    config = {"memory_limit": LIMIT, "threads": "2", "temp_directory": str(tmp_path / "spill")}
+    with duckdb.connect(str(database), config=config) as con:
+        try:
+            con.execute(
+                f"create table intermediate.int_custom__turns as ({compiled['int_custom__turns']})"
+            )
+        except duckdb.OutOfMemoryException as exc:
+            pytest.fail(f"int_custom__turns needs more than {LIMIT}: {exc}".splitlines()[0])
+    with duckdb.connect(str(database)) as con:
+        turns, numbered, first = con.execute(
+            "select count(*), count(*) filter (where turn_index = message_index - 1), "
+            "count(*) filter (where turn_index = 0 and role = 'system') "
+            "from intermediate.int_custom__turns"
+        ).fetchone()
+    # each conversation: a system message (no turn), then user, assistant, ... (turns 0-6)
+    assert turns == numbered == MESSAGES // 8 * 7
+    assert first == 0

@@ -2,6 +2,12 @@
     The user and assistant messages of the custom conversations that reach the marts, with
     their turn_index: the position among those messages (system messages are no turns; they
     stay in conversations.source_attributes).
+
+    The turns are numbered over the messages' keys alone (turn_positions), and the messages
+    then stream through two joins with narrow tables: a window over the messages themselves
+    holds every message's text at once (out of memory at a million conversations with the
+    build's 1 GiB). The messages are read twice, by ref, not through one CTE: DuckDB keeps the
+    rows of a CTE read twice, texts included.
 -#}
 
 with
@@ -15,6 +21,21 @@ conversations as (
 messages as (
 
     select * from {{ ref('stg_custom__messages') }}
+
+),
+
+turn_positions as (
+
+    select
+        source_path,
+        record_index,
+        message_index,
+        cast(
+            row_number() over (partition by source_path, record_index order by message_index) - 1
+            as integer
+        ) as turn_index
+    from {{ ref('stg_custom__messages') }}
+    where role in ('user', 'assistant')
 
 ),
 
@@ -32,12 +53,16 @@ turn_messages as (
         messages.rating,
         messages.annotation_intents,
         messages.annotation_ratings,
-        messages.message_index
+        messages.message_index,
+        turn_positions.turn_index
     from messages
     inner join conversations
         on messages.source_path = conversations.source_path
         and messages.record_index = conversations.record_index
-    where messages.role in ('user', 'assistant')
+    inner join turn_positions
+        on messages.source_path = turn_positions.source_path
+        and messages.record_index = turn_positions.record_index
+        and messages.message_index = turn_positions.message_index
 
 ),
 
@@ -59,8 +84,7 @@ final as (
         annotation_intents,
         annotation_ratings,
         -- numerics
-        cast(row_number() over (partition by conversation_id order by message_index) - 1 as integer)
-            as turn_index,
+        turn_index,
         message_index
     from turn_messages
 
