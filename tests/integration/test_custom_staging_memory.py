@@ -1,21 +1,24 @@
-"""The own-corpus (custom) models fit in a small DuckDB memory limit on long real conversations.
+"""The own-corpus (custom) models, and the turns mart, fit in a small DuckDB memory limit.
 
-Issue 23: the 1,833 conversations of RecLLMSim ``human_exp_V2`` (../shared/corpora), written
-line for line in the own-corpus format (28 MB, ~17 KB a line), ran out of the build's 1 GiB in
-``stg_custom__conversations`` (a view that parsed each payload once per field and per message
-part, read again by every downstream model) while the same files built as the first-class
-corpus. The models now parse each payload once (into a map of its keys) in eight slices of the
-raw table (macros/in_slices.sql) and unnest in the select list. Here every custom staging and
-intermediate model's compiled SQL (from the real build's own manifest) is run, in dependency
-order, into a database holding only the ingested conversion, under the limit below with two
-threads. The SQL before the rewrite failed at 1 GiB (``stg_custom__conversations``: "Out of
-Memory Error ... (1018.4 MiB/1.0 GiB used)", measured 2026-11-25); at 128 MiB the rewrite
-passes and an unsliced parse fails (BENCHMARKS.md, "Own corpora at scale").
+* Long real conversations: the 1,833 conversations of RecLLMSim ``human_exp_V2``
+  (../shared/corpora), written line for line in the own-corpus format (28 MB, ~17 KB a line),
+  ran out of the build's 1 GiB in ``stg_custom__conversations`` (a view that parsed each
+  payload once per field and per message part) while the same files built as the first-class
+  corpus. The models parse each payload once (into a map of its keys) in eight slices of the
+  raw table (macros/in_slices.sql) and unnest in the select list. Every custom staging and
+  intermediate model's compiled SQL (from the real build's own manifest) is run, in
+  dependency order, into a database holding only the ingested conversion, under LIMIT with two
+  threads; an unsliced parse fails there (BENCHMARKS.md, "Own corpora at scale").
+* More message text than LIMIT (three times it): ``int_custom__turns`` and the ``turns`` mart
+  number turns with windows over keys alone and join the numbers back. A window given the
+  texts holds them all: a million generated conversations ran out of the build's 1 GiB in
+  ``int_custom__turns`` so (2026-11-29), and its former SQL fails here.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -71,7 +74,8 @@ def convert_human_exp_v2(corpora: Path, out: Path) -> tuple[int, int]:
 def compiled(real_warehouse: Path) -> dict[str, str]:
     target = real_warehouse.parent.parent / "target"  # tests/conftest.py: _build_published
     nodes = json.loads((target / "manifest.json").read_text())["nodes"]
-    return {name: nodes[f"model.csrwh.{name}"]["compiled_code"] for _, name in MODELS}
+    names = [name for _, name in MODELS] + ["turns"]
+    return {name: nodes[f"model.csrwh.{name}"]["compiled_code"] for name in names}
 
 
 def _build_models(database: Path, compiled: dict[str, str], spill: Path) -> None:
@@ -175,3 +179,46 @@ def test_custom_turns_fit_in_a_small_memory_limit_with_more_text_than_it(
     # each conversation: a system message (no turn), then user, assistant, ... (turns 0-6)
     assert turns == numbered == MESSAGES // 8 * 7
     assert first == 0
+
+
+def test_turns_mart_fits_in_a_small_memory_limit_with_more_text_than_it(
+    real_warehouse: Path, compiled: dict[str, str], tmp_path: Path
+) -> None:
+    """The turns mart reads the merged-turn index (a window of int_turns_unioned) apart from the
+    texts and joins it by key: read with the texts, the window held every text at once. The
+    real warehouse, with MESSAGES long own-corpus turns added, under LIMIT."""
+    database = tmp_path / f"{real_warehouse.stem}.duckdb"
+    shutil.copy(real_warehouse, database)
+    with duckdb.connect(str(database)) as con:
+        real_turns = con.execute("select count(*) from main.turns").fetchone()[0]
+        con.execute(
+            "insert into intermediate.int_custom__turns (conversation_id, corpus_name, role, "
+            "message_text, turn_index, message_index) select 'custom:generated/' || (i // 8), "
+            "'generated', case when i % 2 = 0 then 'user' else 'system' end, "
+            "repeat('a message of a long conversation ', 48) || i, i % 8, i % 8 "
+            "from range(?) as t(i)",
+            [MESSAGES],
+        )
+        text_bytes = con.execute(
+            "select sum(strlen(message_text)) from intermediate.int_custom__turns"
+        ).fetchone()[0]
+    assert text_bytes > 3 * 2**20 * int(LIMIT.removesuffix("MiB")), text_bytes
+
+    config = {"memory_limit": LIMIT, "threads": "2", "temp_directory": str(tmp_path / "spill")}
+    with duckdb.connect(str(database), config=config) as con:
+        try:
+            con.execute(f"create table main.turns_again as ({compiled['turns']})")
+        except duckdb.OutOfMemoryException as exc:
+            pytest.fail(f"turns needs more than {LIMIT}: {exc}".splitlines()[0])
+    with duckdb.connect(str(database)) as con:
+        turns, generated, merged = con.execute(
+            "select count(*), count(*) filter (where corpus = 'custom'), count(*) filter "
+            "(where corpus = 'custom' and merged_turn_index = turn_index) from main.turns_again"
+        ).fetchone()
+        changed = con.execute(
+            "select count(*) from (select * from main.turns except all "
+            "select * from main.turns_again where corpus <> 'custom')"
+        ).fetchone()[0]
+    # user and system alternate: every turn is a merged turn of its own
+    assert (turns, generated, merged) == (real_turns + MESSAGES, MESSAGES, MESSAGES)
+    assert changed == 0  # the real corpora's turns are the published ones

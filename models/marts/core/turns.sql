@@ -4,12 +4,35 @@
     count_words, counted again only for the corpora whose turns changed), n_words_segmented
     and the cl100k_base token counts from the Python-measured model int_turn_text_measures
     (jieba segmentation, tiktoken).
+
+    The merged-turn index is read apart from the texts (merged_turns) and joined by key: it is
+    a window of int_turns_unioned, and a window holds all the columns it is given, so reading
+    it with the texts held every text at once (the build's 1 GiB ran out on such a window at
+    a million conversations). The two reads of int_turns_unioned are two refs, not one CTE
+    read twice, which DuckDB would keep whole.
 -#}
 
 with
 
 unioned as (
-    select * from {{ ref('int_turns_unioned') }}
+    select
+        conversation_id,
+        turn_index,
+        role,
+        text,
+        text_translation,
+        created_at,
+        is_image,
+        source_turn_id
+    from {{ ref('int_turns_unioned') }}
+),
+
+merged_turns as (
+    select
+        conversation_id,
+        turn_index,
+        merged_turn_index
+    from {{ ref('int_turns_unioned') }}
 ),
 
 text_measures as (
@@ -26,8 +49,12 @@ with_measures as (
         text_measures.n_words_segmented,
         text_measures.n_tokens,
         text_measures.n_tokens_translation,
-        text_counts.n_words
+        text_counts.n_words,
+        merged_turns.merged_turn_index
     from unioned
+    inner join merged_turns
+        on unioned.conversation_id = merged_turns.conversation_id
+        and unioned.turn_index = merged_turns.turn_index
     left join text_measures
         on unioned.conversation_id = text_measures.conversation_id
         and unioned.turn_index = text_measures.turn_index
