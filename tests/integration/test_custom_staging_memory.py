@@ -78,16 +78,22 @@ def compiled(real_warehouse: Path) -> dict[str, str]:
     return {name: nodes[f"model.csrwh.{name}"]["compiled_code"] for name in names}
 
 
-def _build_models(database: Path, compiled: dict[str, str], spill: Path) -> None:
-    """Run every model of MODELS' compiled SQL into ``database`` under LIMIT, two threads."""
+def _create_under_limit(database: Path, spill: Path, tables: list[tuple[str, str, str]]) -> None:
+    """Create each ``(schema, table, sql)`` of ``tables`` in ``database``, in order, under LIMIT
+    with two threads; running out of memory fails the test, naming the table."""
     config = {"memory_limit": LIMIT, "threads": "2", "temp_directory": str(spill)}
     with duckdb.connect(str(database), config=config) as con:
-        for schema, model in MODELS:
+        for schema, table, sql in tables:
             con.execute(f"create schema if not exists {schema}")
             try:
-                con.execute(f"create table {schema}.{model} as ({compiled[model]})")
+                con.execute(f"create table {schema}.{table} as ({sql})")
             except duckdb.OutOfMemoryException as exc:
-                pytest.fail(f"{schema}.{model} needs more than {LIMIT}: {exc}".splitlines()[0])
+                pytest.fail(f"{schema}.{table} needs more than {LIMIT}: {exc}".splitlines()[0])
+
+
+def _build_models(database: Path, compiled: dict[str, str], spill: Path) -> None:
+    """Run every model of MODELS' compiled SQL into ``database`` under LIMIT, two threads."""
+    _create_under_limit(database, spill, [(s, m, compiled[m]) for s, m in MODELS])
 
 
 def test_custom_models_fit_in_a_small_memory_limit_on_long_conversations(
@@ -162,14 +168,11 @@ def test_custom_turns_fit_in_a_small_memory_limit_with_more_text_than_it(
         ).fetchone()[0]
     assert text_bytes > 3 * 2**20 * int(LIMIT.removesuffix("MiB")), text_bytes
 
-    config = {"memory_limit": LIMIT, "threads": "2", "temp_directory": str(tmp_path / "spill")}
-    with duckdb.connect(str(database), config=config) as con:
-        try:
-            con.execute(
-                f"create table intermediate.int_custom__turns as ({compiled['int_custom__turns']})"
-            )
-        except duckdb.OutOfMemoryException as exc:
-            pytest.fail(f"int_custom__turns needs more than {LIMIT}: {exc}".splitlines()[0])
+    _create_under_limit(
+        database,
+        tmp_path / "spill",
+        [("intermediate", "int_custom__turns", compiled["int_custom__turns"])],
+    )
     with duckdb.connect(str(database)) as con:
         turns, numbered, first = con.execute(
             "select count(*), count(*) filter (where turn_index = message_index - 1), "
@@ -204,12 +207,7 @@ def test_turns_mart_fits_in_a_small_memory_limit_with_more_text_than_it(
         ).fetchone()[0]
     assert text_bytes > 3 * 2**20 * int(LIMIT.removesuffix("MiB")), text_bytes
 
-    config = {"memory_limit": LIMIT, "threads": "2", "temp_directory": str(tmp_path / "spill")}
-    with duckdb.connect(str(database), config=config) as con:
-        try:
-            con.execute(f"create table main.turns_again as ({compiled['turns']})")
-        except duckdb.OutOfMemoryException as exc:
-            pytest.fail(f"turns needs more than {LIMIT}: {exc}".splitlines()[0])
+    _create_under_limit(database, tmp_path / "spill", [("main", "turns_again", compiled["turns"])])
     with duckdb.connect(str(database)) as con:
         turns, generated, merged = con.execute(
             "select count(*), count(*) filter (where corpus = 'custom'), count(*) filter "
