@@ -5,15 +5,18 @@
 
 from __future__ import annotations
 
-from ingest.errors import CsrwhError, is_out_of_memory
+from ingest.errors import DISK_FULL_LINE, CsrwhError, is_no_space, is_out_of_memory, no_space_line
 from ingest.errors import out_of_memory_line as _out_of_memory_line
 
 __all__ = [
+    "DISK_FULL_LINE",
     "CsrwhError",
     "damaged_warehouse_error",
     "ensure_port_free",
     "is_damaged_database",
+    "is_no_space",
     "is_out_of_memory",
+    "no_space_line",
     "out_of_memory_line",
 ]
 
@@ -73,14 +76,19 @@ def ensure_port_free(port: int, address: str = "127.0.0.1") -> None:
 
 
 def out_of_memory_line(
-    phase: str, where: str, message: str, memory_limit: str | None = None
+    phase: str,
+    where: str,
+    message: str,
+    memory_limit: str | None = None,
+    spill_dir: str | None = None,
 ) -> str:
     """:func:`ingest.errors.out_of_memory_line` with the build's settings (``csrwh.config``):
-    ``memory_limit`` is the limit that phase's connections had (default: the build's)."""
+    ``memory_limit`` is the limit that phase's connections had (default: the build's);
+    ``spill_dir`` their ``temp_directory``, named when the spill filled its disk."""
     from csrwh.config import memory_limit_mb, threads
 
     try:
         limit_mb, n_threads = memory_limit_mb(), threads()
     except CsrwhError:  # a bad setting is reported on its own
         limit_mb, n_threads = 0, 0
-    return _out_of_memory_line(phase, where, message, limit_mb, n_threads, memory_limit)
+    return _out_of_memory_line(phase, where, message, limit_mb, n_threads, memory_limit, spill_dir)

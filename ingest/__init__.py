@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ingest import registry
-from ingest.errors import CsrwhError
+from ingest.errors import DISK_FULL_LINE, CsrwhError
 from ingest.spec import CorpusSpec
 from ingest.summary import CorpusStats, IngestSummary
 
@@ -103,7 +103,8 @@ def run_ingest(
                 if not failed:  # never mask the error that ended the run
                     if _disk_full(exc):
                         raise CsrwhError(
-                            f"ingest failed: No space left on device while closing {path}",
+                            f"{DISK_FULL_LINE} in the ingest phase, closing {path}: "
+                            "No space left on device",
                             hint="free disk space on that drive, then run again",
                         ) from exc
                     raise

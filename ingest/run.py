@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from ingest import readers
 from ingest.discover import SourceFile, discover, display, file_sha256, hash_files
-from ingest.errors import CsrwhError, out_of_memory_line, size_mib
+from ingest.errors import DISK_FULL_LINE, CsrwhError, out_of_memory_line, size_mib
 from ingest.limits import record_limits
 from ingest.readers import lines as line_reader
 from ingest.readers.checks import apply_check, refine_error
@@ -203,15 +203,18 @@ class Ingestor:
                 where = (
                     f"file {self._current_file}" if self._current_file else "writing the raw tables"
                 )
-                limit, n_threads = self._memory_settings()
+                limit, n_threads, spill_dir = self._memory_settings()
                 raise CsrwhError(
-                    out_of_memory_line("ingest", where, str(exc), size_mib(limit), n_threads, limit)
+                    out_of_memory_line(
+                        "ingest", where, str(exc), size_mib(limit), n_threads, limit, spill_dir
+                    )
                     + "; nothing was changed (rolled back)"
                 ) from exc
             if _disk_full(exc):
                 raise CsrwhError(
-                    f"ingest failed: No space left on device while writing the warehouse"
-                    f"{' ' + self.db_path if self.db_path else ''}; nothing was changed (rolled back)",
+                    f"{DISK_FULL_LINE} in the ingest phase, writing the warehouse"
+                    f"{' ' + self.db_path if self.db_path else ''}: No space left on device; "
+                    "nothing was changed (rolled back)",
                     hint="free disk space on that drive (a run needs room for the new rows and "
                     "DuckDB's write-ahead log), then run again",
                 ) from exc
@@ -230,16 +233,18 @@ class Ingestor:
         self.summary.seconds = time.perf_counter() - t0
         return self.summary
 
-    def _memory_settings(self) -> tuple[str | None, int]:
-        """The ``memory_limit`` (as DuckDB shows it) and ``threads`` this ingest's connection
-        runs under, for the out-of-memory line ((None, 0) when they cannot be read)."""
+    def _memory_settings(self) -> tuple[str | None, int, str | None]:
+        """The ``memory_limit`` (as DuckDB shows it), ``threads`` and ``temp_directory`` this
+        ingest's connection runs under, for the out-of-memory line ((None, 0, None) when they
+        cannot be read)."""
         try:
-            limit, n_threads = self.con.execute(
-                "select current_setting('memory_limit'), current_setting('threads')"
+            limit, n_threads, spill_dir = self.con.execute(
+                "select current_setting('memory_limit'), current_setting('threads'), "
+                "current_setting('temp_directory')"
             ).fetchone()
         except duckdb.Error:
-            return None, 0
-        return str(limit), int(n_threads)
+            return None, 0, None
+        return str(limit), int(n_threads), str(spill_dir) or None
 
     def _t(self, name: str) -> _Timer:
         return _Timer(self.summary.timings, name)

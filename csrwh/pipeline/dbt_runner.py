@@ -29,7 +29,13 @@ from types import SimpleNamespace
 from typing import Any
 
 from csrwh.config import PROJECT_ROOT, duckdb_settings
-from csrwh.errors import CsrwhError, is_out_of_memory, out_of_memory_line
+from csrwh.errors import (
+    CsrwhError,
+    is_no_space,
+    is_out_of_memory,
+    no_space_line,
+    out_of_memory_line,
+)
 from csrwh.pipeline.dbt_child import NOT_LOGGED, RESULT_KEY, DbtEvent, event_dict, result_dict
 
 
@@ -316,7 +322,7 @@ def _invoke(
         listeners.close()
     seconds = time.perf_counter() - started
     _could_not_run(report, args, log_file)
-    return _outcome(report, seconds, log_file, listeners.watch)
+    return _outcome(report, seconds, log_file, listeners.watch, temp_dir)
 
 
 def child_environment() -> dict[str, str]:
@@ -418,9 +424,14 @@ def _could_not_run(report: dict[str, Any], args: list[str], log_file: Path | Non
 
 
 def _outcome(
-    report: dict[str, Any], seconds: float, log_file: Path | None, watch: _ParseWatch
+    report: dict[str, Any],
+    seconds: float,
+    log_file: Path | None,
+    watch: _ParseWatch,
+    temp_dir: Path | None = None,
 ) -> DbtOutcome:
-    """The :class:`DbtOutcome` of dbt's result (:func:`~csrwh.pipeline.dbt_child.result_dict`)."""
+    """The :class:`DbtOutcome` of dbt's result (:func:`~csrwh.pipeline.dbt_child.result_dict`);
+    ``temp_dir`` is DuckDB's spill folder, named in a failure when the spill filled its disk."""
     outcome = DbtOutcome(
         success=bool(report.get("success")),
         seconds=seconds,
@@ -432,14 +443,14 @@ def _outcome(
         status, name = node["status"], node["unique_id"]
         if name.startswith("operation."):  # a project hook (on-run-start): not a node
             if status not in ("success", "pass"):
-                outcome.failures.append(failure_line(name, SimpleNamespace(**node)))
+                outcome.failures.append(failure_line(name, SimpleNamespace(**node), temp_dir))
             continue
         outcome.n_nodes += 1
         outcome.statuses[status] += 1
         outcome.timings[name] = float(node.get("execution_time") or 0.0)
         compiled = node.get("compiled_code")
         if status in ("error", "fail", "runtime error"):
-            outcome.failures.append(failure_line(name, SimpleNamespace(**node)))
+            outcome.failures.append(failure_line(name, SimpleNamespace(**node), temp_dir))
             if status == "fail" and compiled:
                 outcome.failed_tests.append((name, compiled))
         elif status == "warn":
@@ -450,13 +461,19 @@ def _outcome(
     return outcome
 
 
-def failure_line(name: str, node_result: Any) -> str:
+def failure_line(name: str, node_result: Any, spill_dir: Path | None = None) -> str:
     """The build's line for a failed dbt node: ``<node>: <status> <dbt's message>``, or one line
-    naming CSRWH_MEMORY_LIMIT and CSRWH_THREADS when DuckDB ran out of memory."""
+    naming CSRWH_MEMORY_LIMIT and CSRWH_THREADS when DuckDB ran out of memory, one naming
+    ``spill_dir`` and the room it had when the spill filled its disk, and one beginning
+    :data:`~csrwh.errors.DISK_FULL_LINE` when a write found the disk full."""
     status = str(getattr(node_result, "status", ""))
     message = getattr(node_result, "message", "") or ""
     if is_out_of_memory(message):
-        return out_of_memory_line("dbt", name, message)
+        return out_of_memory_line(
+            "dbt", name, message, spill_dir=str(spill_dir) if spill_dir else None
+        )
+    if is_no_space(message):
+        return no_space_line("dbt", name, message)
     return f"{name}: {status} {message}".strip()
 
 

@@ -14,7 +14,12 @@ from pathlib import Path
 from rich.markup import escape
 
 from csrwh.config import duckdb_settings
-from csrwh.errors import CsrwhError, damaged_warehouse_error, is_damaged_database
+from csrwh.errors import (
+    DISK_FULL_LINE,
+    CsrwhError,
+    damaged_warehouse_error,
+    is_damaged_database,
+)
 from csrwh.pipeline.checks import _Checks
 from csrwh.pipeline.dbt_runner import run_dbt
 from csrwh.pipeline.display import _Display, console, dbt_log_path
@@ -32,7 +37,13 @@ from csrwh.pipeline.paths import (
 )
 from csrwh.pipeline.result import EXIT_REFUSED, BuildResult, Gate
 from csrwh.pipeline.selection import _carry_over, _DbtState
-from csrwh.pipeline.signals import _pause, _SignalGuard, pausing_after
+from csrwh.pipeline.signals import (
+    _pause,
+    _SignalGuard,
+    disk_full_error,
+    free_bytes,
+    pausing_after,
+)
 from csrwh.pipeline.state import (
     _ingest_files,
     _inputs_digest,
@@ -90,6 +101,8 @@ class _Build(_DbtState, _Checks):
         self.published_files: list[tuple[str, str, str, str]] = []
         # the next saved state (dbt manifest + build.json), moved into place on publish
         self.new_state = build_dir(warehouse) / f"state.new-{build_id}"
+        # the room on the warehouse's disk when the build began (named if the disk fills)
+        self.free_at_start: int | None = None
 
     # -- phases ---------------------------------------------------------------------
     def enter(self, phase: str) -> None:
@@ -121,6 +134,7 @@ class _Build(_DbtState, _Checks):
     def run(self) -> BuildResult:
         result, warehouse, work = self.result, self.warehouse, self.work
         started = time.perf_counter()
+        self.free_at_start = free_bytes(warehouse.parent)
 
         self.enter("copy")
         # a stale WAL or a file written since its build published it: a full, checked rebuild
@@ -276,6 +290,13 @@ class _Build(_DbtState, _Checks):
             if selection is not None and published_state is not None and published_state.build_id:
                 _carry_over(work, published_state.build_id, self.build_id, outcome)
 
+        full = [  # a failed node's or expectation's line (csrwh.errors.DISK_FULL_LINE)
+            line
+            for line in failures
+            if line.removeprefix("expectation ").startswith(DISK_FULL_LINE)
+        ]
+        if full:  # the working file is removed, not kept: it would keep the disk full
+            raise disk_full_error(self.build_id, self.phase, warehouse, self.free_at_start, full[0])
         if failures:
             kept = self.keep_failed()
             for line in failures[:20]:

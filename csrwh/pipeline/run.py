@@ -6,13 +6,13 @@ import time
 import uuid
 from pathlib import Path
 
-from csrwh.errors import CsrwhError
+from csrwh.errors import DISK_FULL_LINE, CsrwhError
 from csrwh.pipeline.display import console
 from csrwh.pipeline.job import _Build
 from csrwh.pipeline.lock import BuildLock
 from csrwh.pipeline.paths import _ensure_folder, refuse_links
 from csrwh.pipeline.result import DEFAULT_MAX_SHRINK, BuildResult, Gate
-from csrwh.pipeline.signals import _disk_full, _interrupted, _SignalGuard
+from csrwh.pipeline.signals import _disk_full, _interrupted, _SignalGuard, disk_full_error
 from csrwh.pipeline.verify import refuse_immutable
 
 
@@ -78,19 +78,21 @@ def build(
             raise _interrupted(
                 guard.signum, job.phase, warehouse, build_id, job.result.published
             ) from None
-        except CsrwhError:
+        except CsrwhError as exc:
             with guard.deferred():
                 job.cleanup()
+            if exc.message.startswith(DISK_FULL_LINE):  # the ingest's line
+                raise disk_full_error(
+                    build_id, job.phase, warehouse, job.free_at_start, exc.message
+                ) from exc
             raise
         except BaseException as exc:
             with guard.deferred():
                 job.cleanup()
             if _disk_full(exc):
-                raise CsrwhError(
-                    f"build {build_id} ran out of disk space during {job.phase} in {warehouse.parent}; "
-                    f"{warehouse} was left untouched",
-                    hint="free space there (a build needs room for a copy of the warehouse) or build "
-                    "elsewhere with --warehouse",
+                said = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+                raise disk_full_error(
+                    build_id, job.phase, warehouse, job.free_at_start, said
                 ) from exc
             raise
         finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import signal
 import threading
 import time
@@ -109,3 +110,34 @@ def _disk_full(exc: BaseException) -> bool:
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return True
     return "No space left on device" in str(exc)
+
+
+def free_bytes(folder: Path) -> int | None:
+    """The room on ``folder``'s disk now (None when it cannot be read)."""
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
+
+
+def disk_full_error(
+    build_id: str, phase: str, warehouse: Path, free_at_start: int | None, cause: str = ""
+) -> CsrwhError:
+    """The one line of a build that filled its disk: the phase, the folder, the room it had
+    when it began (it needs more than that), and ``cause`` (the failing step's line)."""
+    room = (
+        f"; it needs more than the {_size(free_at_start)} that were free there when it began"
+        if free_at_start is not None
+        else ""
+    )
+    return CsrwhError(
+        f"build {build_id} ran out of disk space during {phase} in {warehouse.parent}{room}"
+        f"{' (' + cause + ')' if cause else ''}; its files were removed and {warehouse} was "
+        "left untouched",
+        hint="free space there (a build needs room for a copy of the warehouse and DuckDB's "
+        "spill) or build elsewhere with --warehouse",
+    )
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.0f} MiB"
