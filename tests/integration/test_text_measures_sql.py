@@ -19,13 +19,13 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 import pyarrow as pa
 import pytest
+from spill import PeakSpill
 
 from csrwh.dbt_support import udfs
 from csrwh.measures import text as measures
@@ -306,16 +306,6 @@ def test_python_memory_does_not_grow_with_the_texts(tmp_path: Path) -> None:
 _SPILL_TEXTS = 24_000  # of ~4 KiB each: ~96 MiB of text, 1.5 times DuckDB's memory limit below
 
 
-def _folder_bytes(folder: Path) -> int:
-    total = 0
-    for path in folder.rglob("*"):
-        try:
-            total += path.stat().st_size if path.is_file() else 0
-        except FileNotFoundError:  # a spill file removed meanwhile
-            pass
-    return total
-
-
 def test_duckdb_never_holds_the_texts(dbt_target: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Distinct texts are found by key and read back by place, so DuckDB holds keys, not
     texts: with more text than its memory limit, the model builds without spilling (grouping
@@ -338,26 +328,15 @@ def test_duckdb_never_holds_the_texts(dbt_target: Path, monkeypatch: pytest.Monk
     con.close()
     monkeypatch.setenv("CSRWH_MEMORY_LIMIT", "64MiB")
     assert text_bytes > 1.4 * 64 * 2**20, text_bytes
-    spill = dbt_target / "spill"
-    peak = [0]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.is_set():
-            peak[0] = max(peak[0], _folder_bytes(spill))
-            done.wait(0.02)
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    try:
+    with PeakSpill(dbt_target / "spill") as spill:
         outcome = run_dbt(
-            ["run", "--select", MODEL, "--full-refresh"], warehouse, quiet=True, temp_dir=spill
+            ["run", "--select", MODEL, "--full-refresh"],
+            warehouse,
+            quiet=True,
+            temp_dir=spill.folder,
         )
-    finally:
-        done.set()
-        sampler.join()
     assert outcome.success, outcome.failures
-    assert peak[0] == 0, f"DuckDB spilled {peak[0]:,} B for {text_bytes:,} B of text"
+    assert spill.peak == 0, f"DuckDB spilled {spill.peak:,} B for {text_bytes:,} B of text"
     rows, tokens = _query(
         warehouse, f"select count(*), count(n_tokens_translation) from intermediate.{MODEL}"
     )[0]

@@ -28,6 +28,8 @@
 
 with
 
+-- the turns are read twice, by two refs: one CTE read twice would be kept whole, with every
+-- text, by DuckDB (it materializes such a CTE); each read here streams
 turns as (
 
     select
@@ -42,15 +44,15 @@ turns as (
 digests as (
 
     select
-        corpus,
+        {{ dbt.split_part("conversation_id", "':'", 1) }} as corpus,
         {%- if target.type == "duckdb" %}
             {{ corpus_inputs_digest(['conversation_id', 'turn_index', 'text']) }}
             || ':{{ local_md5(counting) }}' as inputs_digest
         {%- else %}
             {{ corpus_inputs_digest(['conversation_id', 'turn_index', 'text']) }} as inputs_digest
         {%- endif %}
-    from turns
-    group by corpus
+    from {{ ref('int_turns_unioned') }}
+    group by 1
 
 ),
 
