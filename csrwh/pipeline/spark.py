@@ -242,6 +242,12 @@ def spark_build(
                 target=target,
             )
             if not registered.success:
+                started = _started_session() if cluster is not None and session is None else None
+                if started is not None:
+                    # on --spark-master the session is dbt-spark's, opened by this step: a stage
+                    # the workers do not share fails here in Spark's words; the probe says which
+                    display.enter("cluster")
+                    spark_cluster.probe_workers(started, cluster)
                 raise CsrwhError(
                     f"Spark build {build_id}: registering the raw tables failed "
                     f"({_failure_lines(registered.failures, log_file)}); {out} was left untouched",
@@ -313,6 +319,17 @@ def spark_build(
         lock.release()
     result.seconds["total"] = time.perf_counter() - started
     return result
+
+
+def _started_session():
+    """The SparkSession dbt-spark started in this process, or None when none was (a failure
+    before it); never starts one."""
+    from pyspark.sql import SparkSession
+
+    try:
+        return SparkSession.active()
+    except Exception:  # noqa: BLE001 -- pyspark's NO_ACTIVE_OR_DEFAULT_SESSION
+        return None
 
 
 def _failure_lines(failures: list[str] | None, log_file: Path, count: int = 3) -> str:

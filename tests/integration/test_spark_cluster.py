@@ -151,19 +151,34 @@ def test_workers_without_csrwh_are_one_line(place: Path, cluster: LocalCluster) 
     assert "pip install 'csrwh'" in run.stderr
 
 
-def test_a_stage_the_workers_do_not_share_is_one_line(place: Path, cluster: LocalCluster) -> None:
-    remote, server = cluster.start_connect("connect-stage")
-    unshared = place / "builds" / "unshared-stage"  # under the folder the cluster cannot see
+@pytest.mark.parametrize("route", ["remote", "master"])
+def test_a_stage_the_workers_do_not_share_is_one_line(
+    place: Path, cluster: LocalCluster, route: str
+) -> None:
+    """On either route, the one error line is the probe's, naming the stage the workers do not
+    share with this machine (not Spark's own error from the step that first read it)."""
+    unshared = (
+        place / "builds" / f"unshared-stage-{route}"
+    )  # under the folder the cluster cannot see
     unshared.mkdir(parents=True)
-    try:
-        run = _build(place, "unshared", remote, unshared)
-    finally:
-        cluster.stop_process(server)
+    name = f"unshared-{route}"
+    if route == "remote":
+        remote, server = cluster.start_connect("connect-stage")
+        try:
+            run = _build(place, name, remote, unshared)
+        finally:
+            cluster.stop_process(server)
+    else:
+        run = _build(place, name, "", unshared, master=cluster.master_url)
     assert run.returncode != 0
     errors = [line for line in run.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and "stage" in errors[0], run.stderr[-3000:]
+    assert len(errors) == 1, run.stderr[-3000:]
+    # the probe's line (the workers' files are not seen here, or their job could not commit
+    # them), naming the stage; not Spark's error from the first step that read the stage
+    assert errors[0].startswith("error: the Spark workers "), errors[0]
+    assert str(unshared) in errors[0] and "registering" not in errors[0], errors[0]
     assert list(unshared.iterdir()) == []
-    assert not (place / "builds" / "unshared" / "demo.duckdb.spark").exists()
+    assert not (place / "builds" / name / "demo.duckdb.spark").exists()
 
 
 def _duckdb_build(place: Path, name: str) -> None:
