@@ -1,4 +1,5 @@
-"""The peak size of DuckDB's spill folder while a block runs, sampled every 20 ms."""
+"""The peak size of DuckDB's spill folder while a block runs, sampled every 20 ms, and one dbt
+model run with its spill sampled."""
 
 from __future__ import annotations
 
@@ -40,3 +41,16 @@ class PeakSpill:
         self._done.set()
         self._thread.join()
         self.peak = max(self.peak, folder_bytes(self.folder))
+
+
+def run_model_sampled(model: str, warehouse: Path, spill: Path) -> int:
+    """``dbt run --select <model> --full-refresh`` on ``warehouse`` with DuckDB spilling into
+    ``spill``; asserts it succeeded and returns the spill's peak in bytes."""
+    from csrwh.pipeline.dbt_runner import run_dbt
+
+    with PeakSpill(spill) as sampled:
+        outcome = run_dbt(
+            ["run", "--select", model, "--full-refresh"], warehouse, quiet=True, temp_dir=spill
+        )
+    assert outcome.success, outcome.failures
+    return sampled.peak

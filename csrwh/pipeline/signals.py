@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Self
 
-from csrwh.errors import CsrwhError
+from csrwh.errors import CsrwhError, is_no_space
 from csrwh.pipeline.display import console
 from csrwh.pipeline.result import PHASES
 
@@ -109,7 +109,7 @@ def pausing_after(phase: str) -> bool:
 def _disk_full(exc: BaseException) -> bool:
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return True
-    return "No space left on device" in str(exc)
+    return is_no_space(str(exc))
 
 
 def free_bytes(folder: Path) -> int | None:
