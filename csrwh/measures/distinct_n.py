@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from csrwh.measures.tokens import dataset_tokens, keyed_texts, plain_tokens, token_grams
+from csrwh.measures.tokens import dataset_tokens, plain_tokens, token_grams
 from csrwh.measures.tokens import lower as _lower
 from csrwh.measures.tokens import release as _release
 from csrwh.measures.truncated import Scope as _Scope
@@ -97,16 +97,45 @@ def _plain_grams(lowered: pa.Array, groups: np.ndarray) -> tuple[np.ndarray, pa.
 
 
 def _stream(con, src: str, utt: str, counts: str, grams: str, batch_rows: int) -> None:
-    """Tokenise the texts batch by batch into the ``counts`` and ``grams`` tables."""
+    """Tokenise the texts batch by batch into the ``counts`` (by key) and ``grams`` tables.
+
+    The texts stream straight from ``src``, joined to nothing: a text's scope group ``g`` is
+    looked up by its (subset, system, role) in the few groups of ``utt``, and its counts are
+    keyed by (conversation_id, turn_index), joined to ``utt`` once afterwards. (Looking each
+    batch up in ``utt`` instead scans the whole table per batch: quadratic in the corpus's
+    length.)"""
+    group_of = {
+        (subset, system, role): g
+        for g, subset, system, role in con.execute(
+            f"select distinct g, subset, system_id, role from {utt}"
+        ).fetchall()
+    }
+    relation = con.sql(
+        f"select conversation_id, turn_index, subset, system_id, role, text from {src}"
+    )
+    reader = getattr(relation, "to_arrow_reader", None) or relation.fetch_record_batch
     writer = con.cursor()  # con's result stays open while the batches are written
-    for batch in keyed_texts(con, src, utt, "k.ord, k.g", batch_rows):
+    for batch in reader(batch_rows):
         lowered = _lower(batch.column("text"))
-        groups = batch.column("g").to_numpy(zero_copy_only=False).astype(np.int64)
+        groups = np.fromiter(
+            map(
+                group_of.__getitem__,
+                zip(
+                    batch.column("subset").to_pylist(),
+                    batch.column("system_id").to_pylist(),
+                    batch.column("role").to_pylist(),
+                    strict=True,
+                ),
+            ),
+            np.int64,
+            batch.num_rows,
+        )
         words, found = _plain_grams(lowered, groups)
         writer.from_arrow(
             pa.table(
                 {
-                    "ord": batch.column("ord"),
+                    "conversation_id": batch.column("conversation_id"),
+                    "turn_index": batch.column("turn_index"),
                     "n_words": pa.array(words),
                     "n_bytes": pc.binary_length(lowered).cast(pa.int64()),
                 }
@@ -180,14 +209,17 @@ def _corpus_rows(con, corpus, rows, src, tag, batch_rows) -> None:
             f"text_diversity: {corpus}: {n} utterances but {keys} distinct "
             "(conversation_id, turn_index) keys"
         )
-    con.execute(f"create table {counts} (ord bigint, n_words bigint, n_bytes bigint)")
+    con.execute(
+        f"create table {counts} as select conversation_id, turn_index, 0::bigint as n_words, "
+        f"0::bigint as n_bytes from {utt} limit 0"
+    )
     con.execute(f"create table {grams} (n tinyint, g bigint, gram varchar)")
     con.execute(f"checkpoint {tag}")
     _stream(con, src, utt, counts, grams, batch_rows or BATCH_ROWS)
     con.execute(f"checkpoint {tag}_out")
     con.execute(
         f"create or replace table {utt} as select u.*, c.n_words, c.n_bytes from {utt} u "
-        f"join {counts} c using (ord)"
+        f"join {counts} c using (conversation_id, turn_index)"
     )
     con.execute(f"drop table {counts}")
     con.execute(f"checkpoint {tag}")

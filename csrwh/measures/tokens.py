@@ -95,7 +95,9 @@ def keyed_texts(con, src: str, keys: str, columns: str, batch_rows: int) -> Iter
     """The texts of ``src`` (``conversation_id, turn_index, text``) whose keys are in the table
     ``keys``, in batches, each with that table's ``columns``. The texts stream unjoined; each
     batch's keys are looked up in ``keys`` (the batch is the join's build side), so DuckDB never
-    holds the texts in a hash table."""
+    holds the texts in a hash table. Each batch scans ``keys`` whole: for a key table that
+    does not grow with the corpus (the utterances truncated reads hold), not for every
+    utterance of it."""
     relation = con.sql(f"select conversation_id, turn_index, text from {src}")
     reader = getattr(relation, "to_arrow_reader", None) or relation.fetch_record_batch
     lookup = con.cursor()  # con's result stays open while the batches are looked up
