@@ -6,6 +6,7 @@ import os
 import shutil
 import signal
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +38,7 @@ def ingest_only(data_dir: Path, warehouse: Path, corpora: list[str] | None = Non
         try:
             if warehouse.exists():
                 shutil.copy2(warehouse, scratch)
-            summary = run_ingest(data_dir, scratch, corpora=corpora)
+            summary = _ingest_into(scratch, lambda con: run_ingest(data_dir, con, corpora=corpora))
             guard.check()
             with guard.deferred():
                 _remove_db(out)
@@ -59,3 +60,29 @@ def ingest_only(data_dir: Path, warehouse: Path, corpora: list[str] | None = Non
                 ) from exc
             raise
     return IngestResult(summary=summary, landed=out)
+
+
+def _ingest_into(database: Path, run: Callable[[object], object]) -> object:
+    """``run(con)`` on a connection to ``database`` with a build's DuckDB settings (its
+    ``memory_limit`` and threads; spilling into ``<database>.tmp``, removed after): without
+    them DuckDB may take most of the machine's memory while a large corpus lands."""
+    import duckdb
+
+    from csrwh.config import duckdb_settings
+
+    spill = database.with_name(f"{database.name}.tmp")
+    try:
+        con = duckdb.connect(str(database), config=duckdb_settings(spill))
+        failed = True
+        try:
+            summary = run(con)
+            failed = False
+        finally:
+            try:
+                con.close()  # checkpoints: can itself hit a full disk
+            except duckdb.Error:
+                if not failed:  # never mask the error that ended the run
+                    raise
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
+    return summary
