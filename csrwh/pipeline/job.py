@@ -274,7 +274,12 @@ class _Build(_DbtState, _Checks):
             # tables' key paths; _carry_over brings the others' outcomes
             scanned = None if selection is None or selection.code_changed else selection.raw_tables
             result.novelties = report_novelties(
-                work, self.build_id, result.dbt, console, raw_tables=scanned
+                work,
+                self.build_id,
+                result.dbt,
+                console,
+                raw_tables=scanned,
+                temp_directory=temp_dir(warehouse),
             )
             result.seconds["novelty"] = time.perf_counter() - step
             _record_build(work, self.build_id, self.data_dir, fingerprint, inputs)

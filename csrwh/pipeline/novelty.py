@@ -23,7 +23,7 @@ OPEN_VOCABULARY = dq_results.OPEN_VOCABULARY_SUITE
 
 
 def lineage_outcomes(
-    database: Path, tables: Iterable[str] | None = None
+    database: Path, tables: Iterable[str] | None = None, temp_directory: Path | None = None
 ) -> list[ExpectationOutcome]:
     """One outcome per raw table: its unlisted JSON key paths (none = success).
 
@@ -38,7 +38,9 @@ def lineage_outcomes(
     tables = sorted(known if tables is None else set(tables) & set(known))
     if not tables:
         return []
-    with duckdb.connect(str(database), read_only=True) as con:
+    with duckdb.connect(
+        str(database), read_only=True, config=_scan_settings(temp_directory)
+    ) as con:
         unlisted = lineage.unlisted_paths(con, spec, tables)
     outcomes = []
     for table in tables:
@@ -119,18 +121,35 @@ def warning_lines(outcomes: list[ExpectationOutcome]) -> list[str]:
     return lines
 
 
+def _scan_settings(temp_directory: Path | None) -> dict[str, str]:
+    """A build's DuckDB ``memory_limit`` and ``threads`` (spilling into ``temp_directory``,
+    when given) for the key-path scan, which parses every raw payload: with DuckDB's default
+    limit (most of the machine's memory) the build's own process held 742 MB for it at 300k
+    generated conversations."""
+    from csrwh.config import memory_limit_mb, threads
+
+    settings = {"memory_limit": f"{memory_limit_mb()}MiB", "threads": str(threads())}
+    if temp_directory is not None:
+        settings["temp_directory"] = str(temp_directory)
+    return settings
+
+
 def report(
     database: Path,
     build_id: str,
     outcome: DbtOutcome | None,
     console: Console,
     raw_tables: Iterable[str] | None = None,
+    temp_directory: Path | None = None,
 ) -> list[str]:
     """Find, print and record (in dq_results) what is new; return the warning lines.
 
     ``raw_tables``: scan only these raw tables' key paths (a selective rebuild passes the
-    re-ingested ones when no project file changed; default every raw table)."""
-    outcomes = lineage_outcomes(database, raw_tables) + open_vocabulary_outcomes(database, outcome)
+    re-ingested ones when no project file changed; default every raw table);
+    ``temp_directory``: where the scan spills (the build's spill folder)."""
+    outcomes = lineage_outcomes(database, raw_tables, temp_directory) + open_vocabulary_outcomes(
+        database, outcome
+    )
     lines = warning_lines(outcomes)
     for line in lines:
         console.print(f"  [yellow]![/yellow] {escape(line)}")
