@@ -6,9 +6,11 @@ import os
 import shutil
 import signal
 import uuid
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from csrwh.errors import CsrwhError
 from csrwh.pipeline.paths import _ensure_folder, _remove_db, ingested_path, refuse_links
@@ -38,7 +40,12 @@ def ingest_only(data_dir: Path, warehouse: Path, corpora: list[str] | None = Non
         try:
             if warehouse.exists():
                 shutil.copy2(warehouse, scratch)
-            summary = _ingest_into(scratch, lambda con: run_ingest(data_dir, con, corpora=corpora))
+            spill = scratch.with_name(f"{scratch.name}.tmp")
+            try:
+                with landing_connection(scratch, spill) as con:
+                    summary = run_ingest(data_dir, con, corpora=corpora)
+            finally:
+                shutil.rmtree(spill, ignore_errors=True)
             guard.check()
             with guard.deferred():
                 _remove_db(out)
@@ -62,27 +69,24 @@ def ingest_only(data_dir: Path, warehouse: Path, corpora: list[str] | None = Non
     return IngestResult(summary=summary, landed=out)
 
 
-def _ingest_into(database: Path, run: Callable[[object], object]) -> object:
-    """``run(con)`` on a connection to ``database`` with a build's DuckDB settings (its
-    ``memory_limit`` and threads; spilling into ``<database>.tmp``, removed after): without
-    them DuckDB may take most of the machine's memory while a large corpus lands."""
+@contextmanager
+def landing_connection(database: Path, spill: Path) -> Iterator[Any]:
+    """A connection to ``database`` with a build's DuckDB settings (``memory_limit``,
+    ``threads``, spilling into ``spill``): without them DuckDB may take most of the machine's
+    memory while a large corpus lands. Closed (checkpointed) on leaving; an error in closing
+    is raised only when the body succeeded, never masking the error that ended it."""
     import duckdb
 
     from csrwh.config import duckdb_settings
 
-    spill = database.with_name(f"{database.name}.tmp")
+    con = duckdb.connect(str(database), config=duckdb_settings(spill))
+    failed = True
     try:
-        con = duckdb.connect(str(database), config=duckdb_settings(spill))
-        failed = True
-        try:
-            summary = run(con)
-            failed = False
-        finally:
-            try:
-                con.close()  # checkpoints: can itself hit a full disk
-            except duckdb.Error:
-                if not failed:  # never mask the error that ended the run
-                    raise
+        yield con
+        failed = False
     finally:
-        shutil.rmtree(spill, ignore_errors=True)
-    return summary
+        try:
+            con.close()  # checkpoints: can itself hit a full disk
+        except duckdb.Error:
+            if not failed:
+                raise

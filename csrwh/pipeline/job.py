@@ -13,7 +13,6 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from csrwh.config import duckdb_settings
 from csrwh.errors import (
     DISK_FULL_LINE,
     CsrwhError,
@@ -24,6 +23,7 @@ from csrwh.pipeline.checks import _Checks
 from csrwh.pipeline.dbt_runner import run_dbt
 from csrwh.pipeline.display import _Display, console, dbt_log_path
 from csrwh.pipeline.fingerprint import _record_build, project_fingerprint
+from csrwh.pipeline.ingest_only import landing_connection
 from csrwh.pipeline.lock import LockInfo
 from csrwh.pipeline.paths import (
     _remove_db,
@@ -379,22 +379,10 @@ class _Build(_DbtState, _Checks):
     # -- ingest, selection and dbt's state ---------------------------------------------
     def _ingest(self, run_ingest: Callable[..., object]) -> object:
         """Ingest through a connection with the build's DuckDB settings (memory, threads, spill)."""
-        import duckdb
-
         folder = temp_dir(self.warehouse)
         folder.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(self.work), config=duckdb_settings(folder))
-        failed = True
-        try:
-            summary = run_ingest(self.data_dir, con, corpora=self.corpora)
-            failed = False
-        finally:
-            try:
-                con.close()  # checkpoints: can itself hit a full disk
-            except duckdb.Error:
-                if not failed:  # never mask the error that ended the run
-                    raise
-        return summary
+        with landing_connection(self.work, folder) as con:
+            return run_ingest(self.data_dir, con, corpora=self.corpora)
 
 
 def _data_docs():  # the module, imported on use (the gate package loads the suite specs)
