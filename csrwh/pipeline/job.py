@@ -278,8 +278,8 @@ class _Build(_DbtState, _Checks):
                 self.build_id,
                 result.dbt,
                 console,
+                temp_dir(warehouse),
                 raw_tables=scanned,
-                temp_directory=temp_dir(warehouse),
             )
             result.seconds["novelty"] = time.perf_counter() - step
             _record_build(work, self.build_id, self.data_dir, fingerprint, inputs)

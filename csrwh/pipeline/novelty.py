@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from csrwh import dq_results
+from csrwh.config import duckdb_settings
 from csrwh.gate.results import ExpectationOutcome, record_checks
 from csrwh.pipeline import lineage
 from csrwh.pipeline.dbt_runner import DbtOutcome
@@ -23,10 +24,13 @@ OPEN_VOCABULARY = dq_results.OPEN_VOCABULARY_SUITE
 
 
 def lineage_outcomes(
-    database: Path, tables: Iterable[str] | None = None, temp_directory: Path | None = None
+    database: Path, temp_directory: Path, tables: Iterable[str] | None = None
 ) -> list[ExpectationOutcome]:
     """One outcome per raw table: its unlisted JSON key paths (none = success).
 
+    The scan parses every payload, so it runs with a build's DuckDB settings, spilling into
+    ``temp_directory``: with DuckDB's default limit (most of the machine's memory) the build's
+    process held 742 MB for it at 300k generated conversations.
     ``tables``: only these raw tables (a selective rebuild: the re-ingested ones; the others'
     outcomes are carried over from the published build); default every raw table."""
     import duckdb
@@ -39,7 +43,7 @@ def lineage_outcomes(
     if not tables:
         return []
     with duckdb.connect(
-        str(database), read_only=True, config=_scan_settings(temp_directory)
+        str(database), read_only=True, config=duckdb_settings(temp_directory)
     ) as con:
         unlisted = lineage.unlisted_paths(con, spec, tables)
     outcomes = []
@@ -121,33 +125,20 @@ def warning_lines(outcomes: list[ExpectationOutcome]) -> list[str]:
     return lines
 
 
-def _scan_settings(temp_directory: Path | None) -> dict[str, str]:
-    """A build's DuckDB ``memory_limit`` and ``threads`` (spilling into ``temp_directory``,
-    when given) for the key-path scan, which parses every raw payload: with DuckDB's default
-    limit (most of the machine's memory) the build's own process held 742 MB for it at 300k
-    generated conversations."""
-    from csrwh.config import memory_limit_mb, threads
-
-    settings = {"memory_limit": f"{memory_limit_mb()}MiB", "threads": str(threads())}
-    if temp_directory is not None:
-        settings["temp_directory"] = str(temp_directory)
-    return settings
-
-
 def report(
     database: Path,
     build_id: str,
     outcome: DbtOutcome | None,
     console: Console,
+    temp_directory: Path,
     raw_tables: Iterable[str] | None = None,
-    temp_directory: Path | None = None,
 ) -> list[str]:
     """Find, print and record (in dq_results) what is new; return the warning lines.
 
     ``raw_tables``: scan only these raw tables' key paths (a selective rebuild passes the
     re-ingested ones when no project file changed; default every raw table);
-    ``temp_directory``: where the scan spills (the build's spill folder)."""
-    outcomes = lineage_outcomes(database, raw_tables, temp_directory) + open_vocabulary_outcomes(
+    ``temp_directory``: where the key-path scan spills (the build's spill folder)."""
+    outcomes = lineage_outcomes(database, temp_directory, raw_tables) + open_vocabulary_outcomes(
         database, outcome
     )
     lines = warning_lines(outcomes)

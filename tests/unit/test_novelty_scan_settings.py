@@ -30,7 +30,7 @@ def test_key_path_scan_runs_with_the_builds_memory_limit_and_spill_folder(
         return []
 
     monkeypatch.setattr(lineage, "unlisted_paths", fake_unlisted)
-    outcomes = novelty.lineage_outcomes(database, temp_directory=tmp_path / "spill")
+    outcomes = novelty.lineage_outcomes(database, tmp_path / "spill")
 
     expected_limit = (
         duckdb.connect(config={"memory_limit": "300MiB"})
