@@ -50,16 +50,17 @@ def ingest_only(data_dir: Path, warehouse: Path, corpora: list[str] | None = Non
             with guard.deferred():
                 _remove_db(out)
                 os.replace(scratch, out)
-        except KeyboardInterrupt:
-            _remove_db(scratch)
-            signum = guard.signum or signal.SIGINT
-            raise CsrwhError(
-                f"ingest interrupted by {signal.Signals(signum).name}; {warehouse} was not touched",
-                hint="run it again when ready",
-                exit_code=128 + signum,
-            ) from None
         except BaseException as exc:
             _remove_db(scratch)
+            # a signal inside a DuckDB query reaches us as DuckDB's "Query interrupted" error
+            if isinstance(exc, KeyboardInterrupt) or guard.signum is not None:
+                signum = guard.signum or signal.SIGINT
+                raise CsrwhError(
+                    f"ingest interrupted by {signal.Signals(signum).name}; {warehouse} was not "
+                    "touched",
+                    hint="run it again when ready",
+                    exit_code=128 + signum,
+                ) from None
             if _disk_full(exc):
                 raise CsrwhError(
                     f"ran out of disk space writing {scratch}",

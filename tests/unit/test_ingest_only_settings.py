@@ -4,12 +4,15 @@ landing them (the build's ingest, with the limit: ~1.5 GB)."""
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import duckdb
 import pytest
 
 import ingest
+from csrwh.errors import CsrwhError
 from csrwh.pipeline.ingest_only import ingest_only
 
 
@@ -49,3 +52,27 @@ def test_ingest_runs_with_the_builds_memory_limit_threads_and_spill_folder(
     with duckdb.connect(str(result.landed), read_only=True) as con:
         assert con.execute("select x from raw.landed").fetchall() == [(1,)]
     assert sorted(p.name for p in (tmp_path / "wh").iterdir()) == ["csr.duckdb.ingested"]
+
+
+def test_a_signal_inside_a_duckdb_query_is_an_interrupted_ingest(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Ctrl-C while DuckDB runs a query: DuckDB turns the KeyboardInterrupt raised inside it into
+    its own "Query interrupted" error. The ingest still ends as interrupted (exit 130), with
+    nothing left behind."""
+
+    def interrupted_run_ingest(data_dir, warehouse, corpora=None):  # type: ignore[no-untyped-def]
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+        except KeyboardInterrupt:  # as DuckDB does with one raised inside its query
+            raise RuntimeError("Query interrupted") from None
+        raise AssertionError("SIGINT was not delivered")
+
+    monkeypatch.setattr(ingest, "run_ingest", interrupted_run_ingest)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "wh").mkdir()
+    with pytest.raises(CsrwhError) as caught:
+        ingest_only(tmp_path / "data", tmp_path / "wh" / "csr.duckdb")
+    assert caught.value.exit_code == 130
+    assert "ingest interrupted by SIGINT" in str(caught.value)
+    assert list((tmp_path / "wh").iterdir()) == []
