@@ -52,8 +52,7 @@ def ingest_only(data_dir: Path, warehouse: Path, corpora: list[str] | None = Non
                 os.replace(scratch, out)
         except BaseException as exc:
             _remove_db(scratch)
-            # a signal inside a DuckDB query reaches us as DuckDB's "Query interrupted" error
-            if isinstance(exc, KeyboardInterrupt) or guard.signum is not None:
+            if guard.interrupted(exc):
                 signum = guard.signum or signal.SIGINT
                 raise CsrwhError(
                     f"ingest interrupted by {signal.Signals(signum).name}; {warehouse} was not "

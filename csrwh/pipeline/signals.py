@@ -56,6 +56,12 @@ class _SignalGuard:
         if self.signum is not None:
             raise KeyboardInterrupt
 
+    def interrupted(self, exc: BaseException) -> bool:
+        """Whether ``exc`` ended the work because of a signal: a KeyboardInterrupt, or any error
+        raised after one arrived (DuckDB turns the KeyboardInterrupt raised inside its query
+        into its own "Query interrupted" error)."""
+        return isinstance(exc, KeyboardInterrupt) or self.signum is not None
+
     @contextmanager
     def deferred(self) -> Iterator[None]:
         self._defer += 1

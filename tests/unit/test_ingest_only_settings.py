@@ -76,3 +76,16 @@ def test_a_signal_inside_a_duckdb_query_is_an_interrupted_ingest(
     assert caught.value.exit_code == 130
     assert "ingest interrupted by SIGINT" in str(caught.value)
     assert list((tmp_path / "wh").iterdir()) == []
+
+
+def test_the_guard_tells_an_error_raised_after_a_signal_from_one_before() -> None:
+    from csrwh.pipeline.signals import _SignalGuard
+
+    with _SignalGuard() as guard:
+        assert not guard.interrupted(RuntimeError("Query interrupted"))
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+        except KeyboardInterrupt as exc:
+            assert guard.interrupted(exc)
+        assert guard.interrupted(RuntimeError("Query interrupted"))
+        assert guard.signum == signal.SIGINT
