@@ -89,6 +89,10 @@ def build(
         except BaseException as exc:
             with guard.deferred():
                 job.cleanup()
+            if guard.interrupted(exc):  # a signal inside a DuckDB query: its own error
+                raise _interrupted(
+                    guard.signum, job.phase, warehouse, build_id, job.result.published
+                ) from None
             if _disk_full(exc):
                 said = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
                 raise disk_full_error(
